@@ -1,0 +1,181 @@
+//! The user's buffers, checked against a description and the device's limits, and the
+//! byte ranges the kernels bind.
+//!
+//! Kernels index with 32-bit unsigned arithmetic relative to the start of each bound
+//! range, so every check that keeps an index in range happens here, before encoding.
+
+use crate::error::{Error, Operand, Result};
+use crate::problem::{ResolvedGemm, ResolvedMatrix};
+
+/// The three buffers of one GEMM. Offsets, strides and layouts come from the [`Gemm`](crate::Gemm).
+///
+/// Every buffer needs `BufferUsages::STORAGE`. C must be a buffer of its own: wgpu does not let
+/// one dispatch read a buffer through one binding while writing it through another.
+#[derive(Debug, Clone, Copy)]
+pub struct GemmBuffers<'a> {
+    /// Holds A.
+    pub a: &'a wgpu::Buffer,
+    /// Holds B.
+    pub b: &'a wgpu::Buffer,
+    /// Holds C; read when beta is not 0, always written.
+    pub c: &'a wgpu::Buffer,
+}
+
+/// The part of one buffer a kernel binds, and where the matrix starts inside it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BoundRange {
+    /// Byte offset of the binding (a multiple of the device's storage offset alignment).
+    pub offset_bytes: u64,
+    /// Byte size of the binding (a multiple of 4, at least 4).
+    pub size_bytes: u64,
+    /// Element index, relative to the binding, of the operand's first element.
+    pub first_element: u32,
+}
+
+impl BoundRange {
+    /// A bind-group entry binding this range of `buffer` at `binding`.
+    pub fn bind_group_entry<'a>(
+        &self,
+        binding: u32,
+        buffer: &'a wgpu::Buffer,
+    ) -> wgpu::BindGroupEntry<'a> {
+        wgpu::BindGroupEntry {
+            binding,
+            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                buffer,
+                offset: self.offset_bytes,
+                size: wgpu::BufferSize::new(self.size_bytes),
+            }),
+        }
+    }
+}
+
+/// The checked ranges of all three operands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BindingPlan {
+    /// A's range.
+    pub a: BoundRange,
+    /// B's range.
+    pub b: BoundRange,
+    /// C's range.
+    pub c: BoundRange,
+}
+
+/// Largest element index the kernels' 32-bit arithmetic can form.
+pub const MAX_ELEMENT_INDEX: u64 = u32::MAX as u64;
+
+impl BindingPlan {
+    /// Checks the buffers against the description and the limits, and computes the ranges.
+    pub fn new(
+        gemm: &ResolvedGemm,
+        buffers: &GemmBuffers<'_>,
+        limits: &wgpu::Limits,
+    ) -> Result<BindingPlan> {
+        for (input, buffer) in [(Operand::A, buffers.a), (Operand::B, buffers.b)] {
+            if buffer == buffers.c {
+                return Err(Error::OutputAliasesInput { input });
+            }
+        }
+        Ok(BindingPlan {
+            a: bound_range(
+                &gemm.a,
+                gemm.gemm.types.input.size_bytes(),
+                buffers.a,
+                limits,
+            )?,
+            b: bound_range(
+                &gemm.b,
+                gemm.gemm.types.input.size_bytes(),
+                buffers.b,
+                limits,
+            )?,
+            c: bound_range(
+                &gemm.c,
+                gemm.gemm.types.output.size_bytes(),
+                buffers.c,
+                limits,
+            )?,
+        })
+    }
+
+    /// The range of one operand.
+    pub fn range(&self, operand: Operand) -> &BoundRange {
+        match operand {
+            Operand::A => &self.a,
+            Operand::B => &self.b,
+            Operand::C => &self.c,
+        }
+    }
+}
+
+fn bound_range(
+    matrix: &ResolvedMatrix,
+    element_bytes: u64,
+    buffer: &wgpu::Buffer,
+    limits: &wgpu::Limits,
+) -> Result<BoundRange> {
+    let operand = matrix.operand;
+    let missing = wgpu::BufferUsages::STORAGE - buffer.usage();
+    if !missing.is_empty() {
+        return Err(Error::MissingBufferUsage { operand, missing });
+    }
+    let buffer_bytes = buffer.size();
+    if matrix.is_empty() {
+        // Nothing is read: bind the smallest legal range.
+        if buffer_bytes < 4 {
+            return Err(Error::BufferTooSmall {
+                operand,
+                required_bytes: 4,
+                buffer_bytes,
+            });
+        }
+        return Ok(BoundRange {
+            offset_bytes: 0,
+            size_bytes: 4,
+            first_element: 0,
+        });
+    }
+    let start_bytes = matrix.offset.checked_mul(element_bytes);
+    let end_bytes = matrix.end_index().checked_mul(element_bytes);
+    let (Some(start_bytes), Some(end_bytes)) = (start_bytes, end_bytes) else {
+        return Err(Error::IndexOverflow {
+            operand,
+            last_index: u64::MAX,
+            limit: MAX_ELEMENT_INDEX,
+        });
+    };
+    // Storage bindings are sized in whole 4-byte words.
+    let end_bytes_padded = end_bytes.div_ceil(4) * 4;
+    if end_bytes_padded > buffer_bytes {
+        return Err(Error::BufferTooSmall {
+            operand,
+            required_bytes: end_bytes_padded,
+            buffer_bytes,
+        });
+    }
+    let alignment = limits.min_storage_buffer_offset_alignment.max(4) as u64;
+    let offset_bytes = start_bytes / alignment * alignment;
+    let size_bytes = end_bytes_padded - offset_bytes;
+    let limit = limits.max_storage_buffer_binding_size;
+    if size_bytes > limit {
+        return Err(Error::BindingTooLarge {
+            operand,
+            bytes: size_bytes,
+            limit,
+        });
+    }
+    let first_element = (start_bytes - offset_bytes) / element_bytes;
+    let last_index = first_element + (matrix.end_index() - matrix.offset) - 1;
+    if last_index > MAX_ELEMENT_INDEX {
+        return Err(Error::IndexOverflow {
+            operand,
+            last_index,
+            limit: MAX_ELEMENT_INDEX,
+        });
+    }
+    Ok(BoundRange {
+        offset_bytes,
+        size_bytes,
+        first_element: first_element as u32,
+    })
+}

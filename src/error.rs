@@ -1,0 +1,220 @@
+//! The crate's error type.
+//!
+//! Every failure that bad input can cause is reported here, before anything is
+//! encoded, with the offending values. Nothing in the crate panics on user input.
+
+use std::fmt;
+
+use crate::backend::BackendKind;
+use crate::types::GemmTypes;
+
+/// Names one operand of `C = alpha * op(A) * op(B) + beta * C`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Operand {
+    /// The left input, `m × k`.
+    A,
+    /// The right input, `k × n`.
+    B,
+    /// The output (and, when `beta != 0`, an input), `m × n`.
+    C,
+}
+
+impl fmt::Display for Operand {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Operand::A => "A",
+            Operand::B => "B",
+            Operand::C => "C",
+        })
+    }
+}
+
+/// Everything that can go wrong in coopgemm.
+///
+/// ```
+/// use coopgemm::{Error, Operand};
+/// let e = Error::LeadingDimensionTooSmall { operand: Operand::A, leading_dimension: 3, minimum: 4 };
+/// assert!(e.to_string().contains("leading dimension 3"));
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Error {
+    /// No wgpu adapter matched the request.
+    NoAdapter(String),
+    /// The adapter refused to create a device.
+    RequestDevice(String),
+    /// A leading dimension is smaller than the contiguous extent of the matrix.
+    LeadingDimensionTooSmall {
+        /// Which operand.
+        operand: Operand,
+        /// The leading dimension given, in elements.
+        leading_dimension: u64,
+        /// The smallest valid value, in elements.
+        minimum: u64,
+    },
+    /// A buffer is smaller than the elements the description addresses.
+    BufferTooSmall {
+        /// Which operand.
+        operand: Operand,
+        /// Bytes the description reaches (offset, all rows, all batches).
+        required_bytes: u64,
+        /// The buffer's size in bytes.
+        buffer_bytes: u64,
+    },
+    /// A buffer lacks a usage the GEMM needs (`STORAGE`, or `COPY_*` for host transfers).
+    MissingBufferUsage {
+        /// Which operand.
+        operand: Operand,
+        /// The usages that are missing.
+        missing: wgpu::BufferUsages,
+    },
+    /// An operand's byte offset is not aligned as the kernels need.
+    MisalignedOffset {
+        /// Which operand.
+        operand: Operand,
+        /// The offset in bytes.
+        offset_bytes: u64,
+        /// The alignment the offset must have, in bytes.
+        alignment: u64,
+    },
+    /// The elements addressed by one operand do not fit the kernels' 32-bit index arithmetic.
+    IndexOverflow {
+        /// Which operand.
+        operand: Operand,
+        /// The index of the last element the description reaches.
+        last_index: u64,
+        /// The largest index the kernels can form.
+        limit: u64,
+    },
+    /// The range one operand needs is larger than the device lets a shader bind.
+    BindingTooLarge {
+        /// Which operand.
+        operand: Operand,
+        /// Bytes that would have to be bound.
+        bytes: u64,
+        /// The device's `max_storage_buffer_binding_size`.
+        limit: u64,
+    },
+    /// The output overlaps an input in the same buffer: the result would race with its own inputs.
+    OutputAliasesInput {
+        /// The input that C overlaps.
+        input: Operand,
+    },
+    /// Two batches of C overlap (a C batch stride smaller than one C matrix): their writes would race.
+    OverlappingOutputBatches {
+        /// The C batch stride given, in elements.
+        batch_stride: u64,
+        /// The smallest stride that keeps batches apart, in elements.
+        minimum: u64,
+    },
+    /// A host slice has the wrong number of elements for the description.
+    HostDataLength {
+        /// Which operand.
+        operand: Operand,
+        /// Elements the description needs.
+        expected: u64,
+        /// Elements given.
+        actual: u64,
+    },
+    /// A host slice's element type does not match the description's types.
+    HostTypeMismatch {
+        /// Which operand.
+        operand: Operand,
+        /// The types the description asks for.
+        types: GemmTypes,
+    },
+    /// The GEMM needs more workgroups along one grid dimension than the device allows.
+    TooManyWorkgroups {
+        /// Grid dimension (0 = x, 1 = y, 2 = z).
+        dimension: u32,
+        /// Workgroups needed.
+        count: u64,
+        /// The device's `max_compute_workgroups_per_dimension`.
+        limit: u32,
+    },
+    /// The chosen backend cannot run this GEMM.
+    Unsupported {
+        /// The backend that refused.
+        backend: BackendKind,
+        /// Why.
+        reason: String,
+    },
+    /// No backend available on this device can run this GEMM.
+    NoBackend {
+        /// Each backend and why it was not usable.
+        reasons: Vec<(BackendKind, String)>,
+    },
+    /// A shader or pipeline could not be built.
+    Pipeline(String),
+    /// The device reported an error (device lost, out of memory, validation failure).
+    Device(String),
+    /// Reading a result back to the host failed.
+    Readback(String),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::NoAdapter(why) => write!(f, "no GPU adapter found: {why}"),
+            Error::RequestDevice(why) => write!(f, "could not create a device: {why}"),
+            Error::LeadingDimensionTooSmall { operand, leading_dimension, minimum } => write!(
+                f,
+                "{operand}: leading dimension {leading_dimension} is smaller than the contiguous extent {minimum}"
+            ),
+            Error::BufferTooSmall { operand, required_bytes, buffer_bytes } => write!(
+                f,
+                "{operand}: buffer holds {buffer_bytes} bytes but the description reaches {required_bytes}"
+            ),
+            Error::MissingBufferUsage { operand, missing } => {
+                write!(f, "{operand}: buffer lacks usage {missing:?}")
+            }
+            Error::MisalignedOffset { operand, offset_bytes, alignment } => write!(
+                f,
+                "{operand}: offset of {offset_bytes} bytes is not a multiple of {alignment}"
+            ),
+            Error::IndexOverflow { operand, last_index, limit } => write!(
+                f,
+                "{operand}: element index {last_index} exceeds the kernels' 32-bit limit {limit}"
+            ),
+            Error::BindingTooLarge { operand, bytes, limit } => write!(
+                f,
+                "{operand}: {bytes} bytes would be bound but the device allows {limit}"
+            ),
+            Error::OutputAliasesInput { input } => {
+                write!(f, "C overlaps {input} in the same buffer")
+            }
+            Error::OverlappingOutputBatches { batch_stride, minimum } => write!(
+                f,
+                "C batch stride {batch_stride} makes batches overlap (needs at least {minimum})"
+            ),
+            Error::HostDataLength { operand, expected, actual } => write!(
+                f,
+                "{operand}: host data has {actual} elements, the description needs {expected}"
+            ),
+            Error::HostTypeMismatch { operand, types } => write!(
+                f,
+                "{operand}: host element type does not match the GEMM types {types}"
+            ),
+            Error::TooManyWorkgroups { dimension, count, limit } => write!(
+                f,
+                "grid dimension {dimension} needs {count} workgroups, the device allows {limit}"
+            ),
+            Error::Unsupported { backend, reason } => write!(f, "{backend} backend: {reason}"),
+            Error::NoBackend { reasons } => {
+                write!(f, "no backend can run this GEMM")?;
+                for (backend, why) in reasons {
+                    write!(f, "; {backend}: {why}")?;
+                }
+                Ok(())
+            }
+            Error::Pipeline(why) => write!(f, "pipeline creation failed: {why}"),
+            Error::Device(why) => write!(f, "device error: {why}"),
+            Error::Readback(why) => write!(f, "readback failed: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// Shorthand for `Result<T, coopgemm::Error>`.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

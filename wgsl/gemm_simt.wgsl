@@ -1,0 +1,269 @@
+// coopgemm SIMT GEMM: C[b] = alpha * A[b] * B[b] + beta * C[b], f32.
+//
+// Tiling (batch -> workgroup tile -> invocation tile):
+//   * grid z = batch index, grid y = block of TILE_M rows of C, grid x = block of TILE_N columns.
+//   * a workgroup computes a TILE_M x TILE_N block of C, walking K in steps of TILE_K. Each
+//     step stages a TILE_M x TILE_K slice of A and a TILE_K x TILE_N slice of B in workgroup
+//     memory; the two stages alternate (double buffering): while the invocations multiply
+//     out of one stage, the next slice is already loaded from global memory into registers,
+//     and it is written to the other stage before the single barrier of the step.
+//   * each invocation owns a THREAD_M x THREAD_N block of C in registers (up to four 4x4
+//     blocks held as mat4x4, so no register array is ever indexed) and accumulates outer
+//     products: per k it reads THREAD_M values of A and THREAD_N of B as vec4s. Its rows
+//     are THREAD_M / 4 groups of 4, TILE_M / 2 rows apart (likewise columns), so the vec4
+//     reads of neighbouring invocations are consecutive.
+//
+// Workgroup memory holds both slices "k-major": one row of TILE_M (or TILE_N) values per k,
+// as vec4s, padded by one vec4 per row. The padding moves each k-row by four banks, so the
+// transposing scalar stores of a K-contiguous operand hit 32 different banks, while the vec4
+// reads stay 16-byte aligned.
+//
+// Operands are addressed through strides (in elements) relative to their bound range:
+//   A(row, k) = a_first + batch * a_batch_stride + row * a_outer_stride + k * a_k_stride
+//   B(k, col) = b_first + batch * b_batch_stride + col * b_outer_stride + k * b_k_stride
+//   C(row, col) = c_first + batch * c_batch_stride + row * c_row_stride + col * c_col_stride
+// so every layout is correct; A_K_CONTIGUOUS / B_K_CONTIGUOUS only choose which direction
+// neighbouring invocations walk when loading, so that global reads coalesce.
+// Out-of-range elements load as zero and are never stored, so any m, n, k works.
+
+struct Params {
+    m: u32,
+    n: u32,
+    k: u32,
+    _padding0: u32,
+    a_first: u32,
+    a_outer_stride: u32,
+    a_k_stride: u32,
+    a_batch_stride: u32,
+    b_first: u32,
+    b_outer_stride: u32,
+    b_k_stride: u32,
+    b_batch_stride: u32,
+    c_first: u32,
+    c_row_stride: u32,
+    c_col_stride: u32,
+    c_batch_stride: u32,
+    alpha: f32,
+    beta: f32,
+    _padding1: u32,
+    _padding2: u32,
+}
+
+// Rows and columns of C per workgroup, and K depth per stage.
+override TILE_M: u32 = 128u;
+override TILE_N: u32 = 128u;
+override TILE_K: u32 = 8u;
+// Rows and columns of C per invocation: 4 or 8 each.
+override THREAD_M: u32 = 8u;
+override THREAD_N: u32 = 8u;
+// Must equal (TILE_M / THREAD_M) * (TILE_N / THREAD_N); the host sets both.
+override WORKGROUP_SIZE: u32 = 256u;
+// Whether consecutive k of A (row-major A) or of B (column-major B) are adjacent in memory.
+override A_K_CONTIGUOUS: bool = true;
+override B_K_CONTIGUOUS: bool = false;
+
+// Register arrays need constant sizes: this bounds the elements an invocation stages per slice.
+const MAX_STAGING_LOADS: u32 = 16u;
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> a: array<f32>;
+@group(0) @binding(2) var<storage, read> b: array<f32>;
+@group(0) @binding(3) var<storage, read_write> c: array<f32>;
+
+// One k-row of a stage, in vec4s, including one vec4 of padding.
+override A_ROW_VEC4S: u32 = TILE_M / 4u + 1u;
+override B_ROW_VEC4S: u32 = TILE_N / 4u + 1u;
+var<workgroup> a_stages: array<vec4<f32>, 2u * TILE_K * A_ROW_VEC4S>;
+var<workgroup> b_stages: array<vec4<f32>, 2u * TILE_K * B_ROW_VEC4S>;
+
+// Loads this invocation's share of one TILE_M x TILE_K slice of A into registers.
+fn load_a_slice(batch: u32, row0: u32, k0: u32, local_index: u32, staged: ptr<function, array<f32, MAX_STAGING_LOADS>>) {
+    let loads = TILE_M * TILE_K / WORKGROUP_SIZE;
+    for (var i = 0u; i < loads; i++) {
+        let element = local_index + i * WORKGROUP_SIZE;
+        var row: u32;
+        var kk: u32;
+        if (A_K_CONTIGUOUS) {
+            row = element / TILE_K;
+            kk = element % TILE_K;
+        } else {
+            row = element % TILE_M;
+            kk = element / TILE_M;
+        }
+        let global_row = row0 + row;
+        let global_k = k0 + kk;
+        var value = 0.0;
+        if (global_row < params.m && global_k < params.k) {
+            value = a[params.a_first + batch * params.a_batch_stride + global_row * params.a_outer_stride + global_k * params.a_k_stride];
+        }
+        (*staged)[i] = value;
+    }
+}
+
+// Writes the registers of load_a_slice into stage `stage` of workgroup memory, transposed to k-major.
+fn store_a_slice(stage: u32, local_index: u32, staged: ptr<function, array<f32, MAX_STAGING_LOADS>>) {
+    let loads = TILE_M * TILE_K / WORKGROUP_SIZE;
+    for (var i = 0u; i < loads; i++) {
+        let element = local_index + i * WORKGROUP_SIZE;
+        var row: u32;
+        var kk: u32;
+        if (A_K_CONTIGUOUS) {
+            row = element / TILE_K;
+            kk = element % TILE_K;
+        } else {
+            row = element % TILE_M;
+            kk = element / TILE_M;
+        }
+        a_stages[(stage * TILE_K + kk) * A_ROW_VEC4S + row / 4u][row % 4u] = (*staged)[i];
+    }
+}
+
+// Loads this invocation's share of one TILE_K x TILE_N slice of B into registers.
+fn load_b_slice(batch: u32, col0: u32, k0: u32, local_index: u32, staged: ptr<function, array<f32, MAX_STAGING_LOADS>>) {
+    let loads = TILE_N * TILE_K / WORKGROUP_SIZE;
+    for (var i = 0u; i < loads; i++) {
+        let element = local_index + i * WORKGROUP_SIZE;
+        var col: u32;
+        var kk: u32;
+        if (B_K_CONTIGUOUS) {
+            col = element / TILE_K;
+            kk = element % TILE_K;
+        } else {
+            col = element % TILE_N;
+            kk = element / TILE_N;
+        }
+        let global_col = col0 + col;
+        let global_k = k0 + kk;
+        var value = 0.0;
+        if (global_col < params.n && global_k < params.k) {
+            value = b[params.b_first + batch * params.b_batch_stride + global_col * params.b_outer_stride + global_k * params.b_k_stride];
+        }
+        (*staged)[i] = value;
+    }
+}
+
+// Writes the registers of load_b_slice into stage `stage` of workgroup memory, k-major.
+fn store_b_slice(stage: u32, local_index: u32, staged: ptr<function, array<f32, MAX_STAGING_LOADS>>) {
+    let loads = TILE_N * TILE_K / WORKGROUP_SIZE;
+    for (var i = 0u; i < loads; i++) {
+        let element = local_index + i * WORKGROUP_SIZE;
+        var col: u32;
+        var kk: u32;
+        if (B_K_CONTIGUOUS) {
+            col = element / TILE_K;
+            kk = element % TILE_K;
+        } else {
+            col = element % TILE_N;
+            kk = element / TILE_N;
+        }
+        b_stages[(stage * TILE_K + kk) * B_ROW_VEC4S + col / 4u][col % 4u] = (*staged)[i];
+    }
+}
+
+// The outer product a ⊗ b as a 4x4 block: column r holds a[r] * b (row r of the C block).
+fn outer_product(a_values: vec4<f32>, b_values: vec4<f32>) -> mat4x4<f32> {
+    return mat4x4<f32>(a_values.x * b_values, a_values.y * b_values, a_values.z * b_values, a_values.w * b_values);
+}
+
+// Writes one 4x4 accumulator block (column r = row r of C) with alpha/beta and bounds checks.
+fn store_block(block: mat4x4<f32>, batch: u32, first_row: u32, first_col: u32) {
+    let c_base = params.c_first + batch * params.c_batch_stride;
+    for (var r = 0u; r < 4u; r++) {
+        let row = first_row + r;
+        for (var col_in_block = 0u; col_in_block < 4u; col_in_block++) {
+            let col = first_col + col_in_block;
+            if (row < params.m && col < params.n) {
+                let index = c_base + row * params.c_row_stride + col * params.c_col_stride;
+                var value = params.alpha * block[r][col_in_block];
+                if (params.beta != 0.0) {
+                    value += params.beta * c[index];
+                }
+                c[index] = value;
+            }
+        }
+    }
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn main(
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+    @builtin(local_invocation_index) local_index: u32,
+) {
+    let batch = workgroup.z;
+    let row0 = workgroup.y * TILE_M;
+    let col0 = workgroup.x * TILE_N;
+    let threads_along_n = TILE_N / THREAD_N;
+    let thread_row = local_index / threads_along_n;
+    let thread_col = local_index % threads_along_n;
+    // An invocation's THREAD_M x THREAD_N block of C is 1 or 2 groups of 4 rows times 1 or 2
+    // groups of 4 columns; group g starts g * TILE_M / 2 rows (g * TILE_N / 2 columns) in.
+    let two_row_groups = THREAD_M == 8u;
+    let two_col_groups = THREAD_N == 8u;
+    let row_group_stride = TILE_M / THREAD_M;
+    let col_group_stride = TILE_N / THREAD_N;
+
+    // Accumulator blocks, named by (row group, column group); unused ones fold away.
+    var block00 = mat4x4<f32>();
+    var block01 = mat4x4<f32>();
+    var block10 = mat4x4<f32>();
+    var block11 = mat4x4<f32>();
+
+    var staged_a: array<f32, MAX_STAGING_LOADS>;
+    var staged_b: array<f32, MAX_STAGING_LOADS>;
+    let k_slices = (params.k + TILE_K - 1u) / TILE_K;
+    if (k_slices > 0u) {
+        load_a_slice(batch, row0, 0u, local_index, &staged_a);
+        load_b_slice(batch, col0, 0u, local_index, &staged_b);
+        store_a_slice(0u, local_index, &staged_a);
+        store_b_slice(0u, local_index, &staged_b);
+    }
+    workgroupBarrier();
+
+    for (var slice = 0u; slice < k_slices; slice++) {
+        let stage = slice % 2u;
+        let has_next = slice + 1u < k_slices;
+        if (has_next) {
+            load_a_slice(batch, row0, (slice + 1u) * TILE_K, local_index, &staged_a);
+            load_b_slice(batch, col0, (slice + 1u) * TILE_K, local_index, &staged_b);
+        }
+        for (var kk = 0u; kk < TILE_K; kk++) {
+            let a_row = (stage * TILE_K + kk) * A_ROW_VEC4S + thread_row;
+            let b_row = (stage * TILE_K + kk) * B_ROW_VEC4S + thread_col;
+            let a0 = a_stages[a_row];
+            let b0 = b_stages[b_row];
+            block00 += outer_product(a0, b0);
+            if (two_col_groups) {
+                let b1 = b_stages[b_row + col_group_stride];
+                block01 += outer_product(a0, b1);
+                if (two_row_groups) {
+                    let a1 = a_stages[a_row + row_group_stride];
+                    block10 += outer_product(a1, b0);
+                    block11 += outer_product(a1, b1);
+                }
+            } else if (two_row_groups) {
+                let a1 = a_stages[a_row + row_group_stride];
+                block10 += outer_product(a1, b0);
+            }
+        }
+        if (has_next) {
+            store_a_slice(1u - stage, local_index, &staged_a);
+            store_b_slice(1u - stage, local_index, &staged_b);
+        }
+        workgroupBarrier();
+    }
+
+    let first_row = row0 + thread_row * 4u;
+    let first_col = col0 + thread_col * 4u;
+    let second_row = first_row + row_group_stride * 4u;
+    let second_col = first_col + col_group_stride * 4u;
+    store_block(block00, batch, first_row, first_col);
+    if (two_col_groups) {
+        store_block(block01, batch, first_row, second_col);
+    }
+    if (two_row_groups) {
+        store_block(block10, batch, second_row, first_col);
+        if (two_col_groups) {
+            store_block(block11, batch, second_row, second_col);
+        }
+    }
+}

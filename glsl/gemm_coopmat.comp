@@ -1,0 +1,543 @@
+#version 450
+// =====================================================================================
+// gemm_coopmat.comp -- batched GEMM on cooperative matrices (GL_KHR_cooperative_matrix)
+// =====================================================================================
+//
+// For every batch index b = gl_WorkGroupID.z this computes
+//
+//     C[b](i, j) = alpha * sum_l A[b](i, l) * B[b](l, j) + beta * C[b](i, j)
+//
+// for 0 <= i < m, 0 <= j < n, 0 <= l < k. Any m, n, k >= 1, any leading dimensions, any
+// offsets and batch strides, and either layout of every operand are supported. When
+// beta == 0, C is never read (it may hold NaN or garbage).
+//
+// -------------------------------------------------------------------------------------
+// Element types (preprocessor defines; one source, several SPIR-V variants)
+// -------------------------------------------------------------------------------------
+//   A_TYPE    element type of A and B in memory and of the A/B cooperative matrices:
+//             float16_t, bfloat16_t, int8_t or float
+//   ACC_TYPE  accumulator cooperative-matrix element type: float, float16_t or int32_t
+//   C_TYPE    element type of C in memory: float, float16_t or int32_t
+// Variants built by build.sh (name: A_TYPE, ACC_TYPE, C_TYPE):
+//   f16_f32 (float16_t, float, float)    f16_f16 (float16_t, float16_t, float16_t)
+//   bf16_f32 (bfloat16_t, float, float)  s8_s32 (int8_t, int32_t, int32_t)
+//   f32_f32 (float, float, float)
+// The epilogue always works in 32-bit float: result = alpha * float(acc) + beta * float(C),
+// then converted to C_TYPE. For an int32_t accumulator the conversion is GLSL int(),
+// i.e. truncation toward zero; the special cases alpha == 1 with beta == 0 or beta == 1
+// are computed exactly in integer arithmetic (acc, or acc + C) so no precision is lost
+// for |acc| > 2^24.
+//
+// -------------------------------------------------------------------------------------
+// Interface (the host code depends on this exactly)
+// -------------------------------------------------------------------------------------
+// Descriptor set 0 (std430 storage buffers, no other bindings):
+//   binding 0: A, readonly, array of A_TYPE
+//   binding 1: B, readonly, array of A_TYPE
+//   binding 2: C, read-write, array of C_TYPE
+//   (A and B are additionally viewed as arrays of uvec4 and of same-sized unsigned
+//    integers -- aliases of the same binding, used for 128-bit and bit-exact loads.)
+// Push constants (std430, 56 bytes, in this order; offsets and strides in elements):
+//   uint m, n, k; uint lda, ldb, ldc; uint a_offset, b_offset, c_offset;
+//   uint a_batch_stride, b_batch_stride, c_batch_stride; float alpha, beta;
+// Addressing (b = batch index):
+//   A is m x k: A_ROW_MAJOR ? a_offset + b*a_batch_stride + i*lda + l
+//                           : a_offset + b*a_batch_stride + i + l*lda
+//   B is k x n: B_ROW_MAJOR ? b_offset + b*b_batch_stride + l*ldb + j
+//                           : b_offset + b*b_batch_stride + l + j*ldb
+//   C is m x n: C_ROW_MAJOR ? c_offset + b*c_batch_stride + i*ldc + j
+//                           : c_offset + b*c_batch_stride + i + j*ldc
+//   All index arithmetic is 32-bit unsigned.
+// Specialization constants (constant_id: name = default):
+//   0: SUBGROUP_SIZE = 32   1: CM_M = 16   2: CM_N = 16   3: CM_K = 16
+//      (cooperative-matrix shape M x N x K from the device's property list)
+//   4: SG_ROWS = 2   (subgroups per workgroup along M)
+//   5: SG_COLS = 2   (subgroups per workgroup along N)
+//   6: TILES_M = 2   (cooperative-matrix tiles per subgroup along M)
+//   7: TILES_N = 4   (cooperative-matrix tiles per subgroup along N)
+//   8: BK = 32       (K depth of one shared-memory stage; multiple of CM_K)
+//   9: A_ROW_MAJOR = true   10: B_ROW_MAJOR = true   11: C_ROW_MAJOR = true
+//  12: WORKGROUP_SIZE = 128 (local_size_x; must equal SUBGROUP_SIZE*SG_ROWS*SG_COLS)
+// The pipeline must run with subgroup size SUBGROUP_SIZE (requiredSubgroupSize) and full
+// subgroups. Requirement on the shape: CM_M, CM_N and CM_K, each times sizeof(A_TYPE),
+// must be multiples of 16 bytes (true for f16/bf16 16x16x16, 16x8x16, 16x8x8, 8x8x8;
+// f32 8x8x8 and 16x16x8; s8 16x16x32 -- but NOT for s8 16x8x32, whose 8-byte N would
+// break the 16-byte granularity of the shared-memory tiles). CM_N * sizeof(ACC_TYPE)
+// must be a multiple of 16 bytes as well (always true for the shapes above).
+//
+// -------------------------------------------------------------------------------------
+// Tiling
+// -------------------------------------------------------------------------------------
+//   batch               gl_WorkGroupID.z
+//   workgroup tile      BM x BN output elements, BM = SG_ROWS*TILES_M*CM_M,
+//                       BN = SG_COLS*TILES_N*CM_N. Dispatch grid:
+//                       x = ceil(n / BN), y = ceil(m / BM), z = batch count.
+//   subgroup tile       (TILES_M*CM_M) x (TILES_N*CM_N); subgroup s sits at subgroup row
+//                       s / SG_COLS and subgroup column s % SG_COLS.
+//   cooperative tile    CM_M x CM_N accumulator; per CM_K step a subgroup loads TILES_M
+//                       A fragments and TILES_N B fragments from shared memory and does
+//                       TILES_M*TILES_N coopMatMulAdd (register blocking).
+//   K loop              ceil(k / BK) stages. Stage s+1 is read from global memory into
+//                       registers (128-bit loads where possible) while stage s is
+//                       multiplied out of shared buffer s%2; then the registers are
+//                       written to shared buffer (s+1)%2, followed by ONE barrier.
+//
+// -------------------------------------------------------------------------------------
+// Shared memory layout (one array of uvec4 = 16-byte units)
+// -------------------------------------------------------------------------------------
+// Every operand tile is copied into shared memory without transposition: it keeps its
+// contiguous dimension contiguous and coopMatLoad picks the matching layout.
+//   A tile: A_ROW_MAJOR ? BM rows of BK elements : BK rows of BM elements
+//   B tile: B_ROW_MAJOR ? BK rows of BN elements : BN rows of BK elements
+// A row of R elements takes R*sizeof(A_TYPE)/16 uvec4; the row stride is that count
+// rounded up to the next ODD number of uvec4 (i.e. +16 bytes of padding when the count
+// is even). Any 8 consecutive rows then start in 8 different 16-byte bank groups, so
+// the 128-bit stores of the copy and the 8-row x 16-byte phases of coopMatLoad
+// (ldmatrix on NVIDIA) are free of bank conflicts.
+//   shared_memory = [ A stage 0 | B stage 0 | A stage 1 | B stage 1 ]
+//   bytes = 16 * 2 * (A_TILE_ROWS * A_ROW_STRIDE + B_TILE_ROWS * B_ROW_STRIDE)
+// (strides in uvec4. Examples, row-major A and B: BM=64, BN=128, BK=32, f16:
+//  16*2*(64*5 + 32*17) = 27648 bytes; BM=BN=128, BK=32, f16: 37888 bytes (worst layout
+//  combination, A row-major + B column-major: 40960 bytes); lavapipe 8x8x8, BM=BN=32,
+//  BK=16: f16 5632 bytes, f32 9728 bytes.)
+// After the K loop the same memory is reused as a per-subgroup epilogue scratch of
+// CM_M rows x CM_N accumulator elements (row stride padded the same way); the array
+// size is the maximum of both uses.
+//
+// Portability notes (from testing on lavapipe + VK_LAYER_FROG_cooperative_matrix):
+// coopMatStore is kept in workgroup-uniform control flow (no per-tile skip), and the
+// coopMatLoad strides are select-free spec-constant expressions. The layer prints
+// "Unhandled constant instruction 52: OpSpecConstantOp" while probing other
+// (OpSelect-based) constants; that message is harmless.
+//
+// Epilogue: each accumulator tile is coopMatStore'd into the subgroup's scratch, then
+// the subgroup's lanes walk it in C's memory order (coalesced), apply alpha/beta, the
+// bounds check and the type conversion, and write C.
+// =====================================================================================
+
+#extension GL_KHR_cooperative_matrix : require
+#extension GL_KHR_memory_scope_semantics : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_EXT_control_flow_attributes : require
+#extension GL_EXT_shader_explicit_arithmetic_types : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int8 : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int16 : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int32 : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#extension GL_EXT_shader_16bit_storage : require
+#extension GL_EXT_shader_8bit_storage : require
+
+#ifndef A_TYPE
+#define A_TYPE float16_t
+#endif
+#ifndef ACC_TYPE
+#define ACC_TYPE float
+#endif
+#ifndef C_TYPE
+#define C_TYPE float
+#endif
+
+// ---- compile-time type identification ----
+// The type names are temporarily defined as numbers so that #if can compare them.
+#define float 1
+#define float16_t 2
+#define bfloat16_t 3
+#define int8_t 4
+#define int32_t 5
+#if A_TYPE == 1
+#define INPUT_TYPE_ID 1
+#elif A_TYPE == 2
+#define INPUT_TYPE_ID 2
+#elif A_TYPE == 3
+#define INPUT_TYPE_ID 3
+#elif A_TYPE == 4
+#define INPUT_TYPE_ID 4
+#else
+#define INPUT_TYPE_ID 0
+#endif
+#if ACC_TYPE == 1
+#define ACCUMULATOR_TYPE_ID 1
+#elif ACC_TYPE == 2
+#define ACCUMULATOR_TYPE_ID 2
+#elif ACC_TYPE == 5
+#define ACCUMULATOR_TYPE_ID 5
+#else
+#define ACCUMULATOR_TYPE_ID 0
+#endif
+#if C_TYPE == 1
+#define OUTPUT_TYPE_ID 1
+#elif C_TYPE == 2
+#define OUTPUT_TYPE_ID 2
+#elif C_TYPE == 5
+#define OUTPUT_TYPE_ID 5
+#else
+#define OUTPUT_TYPE_ID 0
+#endif
+#undef float
+#undef float16_t
+#undef bfloat16_t
+#undef int8_t
+#undef int32_t
+
+#if INPUT_TYPE_ID == 1
+#define INPUT_ELEMENT_BYTES 4
+#define INPUT_BITS_TYPE uint
+#elif INPUT_TYPE_ID == 2
+#define INPUT_ELEMENT_BYTES 2
+#define INPUT_BITS_TYPE uint16_t
+#elif INPUT_TYPE_ID == 3
+#extension GL_EXT_bfloat16 : require
+#define INPUT_ELEMENT_BYTES 2
+#define INPUT_BITS_TYPE uint16_t
+#elif INPUT_TYPE_ID == 4
+#define INPUT_ELEMENT_BYTES 1
+#define INPUT_BITS_TYPE uint8_t
+#else
+#error "A_TYPE must be float, float16_t, bfloat16_t or int8_t"
+#endif
+
+#if ACCUMULATOR_TYPE_ID == 1 || ACCUMULATOR_TYPE_ID == 5
+#define ACCUMULATOR_ELEMENT_BYTES 4
+#elif ACCUMULATOR_TYPE_ID == 2
+#define ACCUMULATOR_ELEMENT_BYTES 2
+#else
+#error "ACC_TYPE must be float, float16_t or int32_t"
+#endif
+
+#if OUTPUT_TYPE_ID != 1 && OUTPUT_TYPE_ID != 2 && OUTPUT_TYPE_ID != 5
+#error "C_TYPE must be float, float16_t or int32_t"
+#endif
+
+// ---- specialization constants ----
+layout(constant_id = 0) const uint SUBGROUP_SIZE = 32;
+layout(constant_id = 1) const uint CM_M = 16;
+layout(constant_id = 2) const uint CM_N = 16;
+layout(constant_id = 3) const uint CM_K = 16;
+layout(constant_id = 4) const uint SG_ROWS = 2;
+layout(constant_id = 5) const uint SG_COLS = 2;
+layout(constant_id = 6) const uint TILES_M = 2;
+layout(constant_id = 7) const uint TILES_N = 4;
+layout(constant_id = 8) const uint BK = 32;
+layout(constant_id = 9) const bool A_ROW_MAJOR = true;
+layout(constant_id = 10) const bool B_ROW_MAJOR = true;
+layout(constant_id = 11) const bool C_ROW_MAJOR = true;
+// constant_id 12 = WORKGROUP_SIZE (default 128), the workgroup's x size.
+layout(local_size_x_id = 12, local_size_y = 1, local_size_z = 1) in;
+
+// ---- derived tile sizes (specialization-constant expressions) ----
+const uint SUBGROUP_COUNT = SG_ROWS * SG_COLS;
+const uint THREAD_COUNT = SUBGROUP_SIZE * SUBGROUP_COUNT;
+const uint BM = SG_ROWS * TILES_M * CM_M;  // workgroup tile rows (M)
+const uint BN = SG_COLS * TILES_N * CM_N;  // workgroup tile columns (N)
+const uint SUBGROUP_TILE_ROWS = TILES_M * CM_M;
+const uint SUBGROUP_TILE_COLS = TILES_N * CM_N;
+const uint K_STEPS_PER_STAGE = BK / CM_K;
+
+// Input elements per 16-byte vector (uvec4).
+const uint ELEMENTS_PER_VECTOR = 16 / INPUT_ELEMENT_BYTES;
+const uint ELEMENTS_PER_WORD = 4 / INPUT_ELEMENT_BYTES;
+const uint BITS_PER_ELEMENT = 8 * INPUT_ELEMENT_BYTES;
+
+// Shared-memory tiles: rows x (row length in elements), contiguous dimension last.
+const uint A_TILE_ROWS = A_ROW_MAJOR ? BM : BK;
+const uint A_TILE_ROW_ELEMENTS = A_ROW_MAJOR ? BK : BM;
+const uint B_TILE_ROWS = B_ROW_MAJOR ? BK : BN;
+const uint B_TILE_ROW_ELEMENTS = B_ROW_MAJOR ? BN : BK;
+const uint A_TILE_ROW_VECTORS = A_TILE_ROW_ELEMENTS / ELEMENTS_PER_VECTOR;
+const uint B_TILE_ROW_VECTORS = B_TILE_ROW_ELEMENTS / ELEMENTS_PER_VECTOR;
+// Row strides in uvec4, rounded up to an odd count (bank-conflict-free padding).
+// The per-layout forms avoid OpSelect, so that simple spec-constant evaluators (such
+// as the lavapipe coopmat layer) can fold the coopMatLoad strides.
+const uint A_ROW_STRIDE_IF_ROW_MAJOR = (BK / ELEMENTS_PER_VECTOR) | 1u;
+const uint A_ROW_STRIDE_IF_COLUMN_MAJOR = (BM / ELEMENTS_PER_VECTOR) | 1u;
+const uint B_ROW_STRIDE_IF_ROW_MAJOR = (BN / ELEMENTS_PER_VECTOR) | 1u;
+const uint B_ROW_STRIDE_IF_COLUMN_MAJOR = (BK / ELEMENTS_PER_VECTOR) | 1u;
+const uint A_ROW_STRIDE = A_ROW_MAJOR ? A_ROW_STRIDE_IF_ROW_MAJOR : A_ROW_STRIDE_IF_COLUMN_MAJOR;
+const uint B_ROW_STRIDE = B_ROW_MAJOR ? B_ROW_STRIDE_IF_ROW_MAJOR : B_ROW_STRIDE_IF_COLUMN_MAJOR;
+const uint A_STAGE_VECTORS = A_TILE_ROWS * A_ROW_STRIDE;
+const uint B_STAGE_VECTORS = B_TILE_ROWS * B_ROW_STRIDE;
+const uint STAGE_VECTORS = A_STAGE_VECTORS + B_STAGE_VECTORS;
+
+// Per-thread share of one stage copy (in uvec4 chunks).
+const uint A_STAGE_CHUNKS = A_TILE_ROWS * A_TILE_ROW_VECTORS;
+const uint B_STAGE_CHUNKS = B_TILE_ROWS * B_TILE_ROW_VECTORS;
+const uint A_CHUNKS_PER_THREAD = (A_STAGE_CHUNKS + THREAD_COUNT - 1) / THREAD_COUNT;
+const uint B_CHUNKS_PER_THREAD = (B_STAGE_CHUNKS + THREAD_COUNT - 1) / THREAD_COUNT;
+
+// Epilogue scratch: CM_M rows of CM_N accumulator elements per subgroup.
+const uint SCRATCH_ROW_STRIDE = ((CM_N * ACCUMULATOR_ELEMENT_BYTES) / 16) | 1u;
+const uint SCRATCH_VECTORS_PER_SUBGROUP = CM_M * SCRATCH_ROW_STRIDE;
+const uint SCRATCH_VECTORS = SUBGROUP_COUNT * SCRATCH_VECTORS_PER_SUBGROUP;
+
+const uint SHARED_VECTORS = 2 * STAGE_VECTORS > SCRATCH_VECTORS ? 2 * STAGE_VECTORS : SCRATCH_VECTORS;
+
+// ---- resources ----
+layout(push_constant, std430) uniform PushConstants {
+    uint m, n, k;
+    uint lda, ldb, ldc;
+    uint a_offset, b_offset, c_offset;
+    uint a_batch_stride, b_batch_stride, c_batch_stride;
+    float alpha, beta;
+} params;
+
+// A and B: the same bindings viewed as 128-bit vectors and as raw element bits.
+layout(set = 0, binding = 0, std430) readonly buffer MatrixAVectors { uvec4 a_vectors[]; };
+layout(set = 0, binding = 0, std430) readonly buffer MatrixABits { INPUT_BITS_TYPE a_bits[]; };
+layout(set = 0, binding = 1, std430) readonly buffer MatrixBVectors { uvec4 b_vectors[]; };
+layout(set = 0, binding = 1, std430) readonly buffer MatrixBBits { INPUT_BITS_TYPE b_bits[]; };
+layout(set = 0, binding = 2, std430) buffer MatrixC { C_TYPE c_elements[]; };
+
+shared uvec4 shared_memory[SHARED_VECTORS];
+
+// ---- global -> register -> shared copy of one K stage ----
+uvec4 a_prefetch[A_CHUNKS_PER_THREAD];
+uvec4 b_prefetch[B_CHUNKS_PER_THREAD];
+
+// Reads one 16-byte chunk (ELEMENTS_PER_VECTOR consecutive elements along the
+// contiguous dimension) of a tile that starts at (tile_row, tile_column) of a matrix
+// stored as rows of `leading_dimension` elements. Out-of-range elements read as zero
+// bits (= 0 for every element type). `vector_aligned` says that base and leading
+// dimension are multiples of ELEMENTS_PER_VECTOR, so whole in-range chunks can be read
+// with one 128-bit load.
+#define DEFINE_CHUNK_READER(FUNCTION_NAME, VECTORS, BITS)                                   \
+uvec4 FUNCTION_NAME(uint base, uint leading_dimension, uint row, uint column,               \
+                    uint row_limit, uint column_limit, bool vector_aligned) {               \
+    if (row >= row_limit) {                                                                  \
+        return uvec4(0);                                                                     \
+    }                                                                                        \
+    const uint first_element = base + row * leading_dimension + column;                     \
+    if (vector_aligned && column + ELEMENTS_PER_VECTOR <= column_limit) {                    \
+        return VECTORS[first_element / ELEMENTS_PER_VECTOR];                                 \
+    }                                                                                        \
+    uvec4 chunk = uvec4(0);                                                                  \
+    for (uint element = 0; element < ELEMENTS_PER_VECTOR; ++element) {                       \
+        if (column + element < column_limit) {                                               \
+            const uint bits = uint(BITS[first_element + element]);                           \
+            chunk[element / ELEMENTS_PER_WORD] |=                                            \
+                bits << (BITS_PER_ELEMENT * (element % ELEMENTS_PER_WORD));                  \
+        }                                                                                    \
+    }                                                                                        \
+    return chunk;                                                                            \
+}
+DEFINE_CHUNK_READER(read_a_chunk, a_vectors, a_bits)
+DEFINE_CHUNK_READER(read_b_chunk, b_vectors, b_bits)
+
+// Geometry of the operand copies, fixed per workgroup.
+uint a_base, b_base, c_base;
+bool a_vector_aligned, b_vector_aligned;
+
+void load_stage_into_registers(uint stage) {
+    const uint k_start = stage * BK;
+    const uint tile_m_start = gl_WorkGroupID.y * BM;
+    const uint tile_n_start = gl_WorkGroupID.x * BN;
+    // A: rows/columns of the stored matrix (contiguous dimension = columns).
+    const uint a_row_start = A_ROW_MAJOR ? tile_m_start : k_start;
+    const uint a_column_start = A_ROW_MAJOR ? k_start : tile_m_start;
+    const uint a_row_limit = A_ROW_MAJOR ? params.m : params.k;
+    const uint a_column_limit = A_ROW_MAJOR ? params.k : params.m;
+    [[unroll]] for (uint slot = 0; slot < A_CHUNKS_PER_THREAD; ++slot) {
+        const uint chunk = gl_LocalInvocationIndex + slot * THREAD_COUNT;
+        if (A_STAGE_CHUNKS % THREAD_COUNT == 0 || chunk < A_STAGE_CHUNKS) {
+            const uint row = chunk / A_TILE_ROW_VECTORS;
+            const uint column = (chunk % A_TILE_ROW_VECTORS) * ELEMENTS_PER_VECTOR;
+            a_prefetch[slot] = read_a_chunk(a_base, params.lda, a_row_start + row,
+                                            a_column_start + column, a_row_limit,
+                                            a_column_limit, a_vector_aligned);
+        }
+    }
+    const uint b_row_start = B_ROW_MAJOR ? k_start : tile_n_start;
+    const uint b_column_start = B_ROW_MAJOR ? tile_n_start : k_start;
+    const uint b_row_limit = B_ROW_MAJOR ? params.k : params.n;
+    const uint b_column_limit = B_ROW_MAJOR ? params.n : params.k;
+    [[unroll]] for (uint slot = 0; slot < B_CHUNKS_PER_THREAD; ++slot) {
+        const uint chunk = gl_LocalInvocationIndex + slot * THREAD_COUNT;
+        if (B_STAGE_CHUNKS % THREAD_COUNT == 0 || chunk < B_STAGE_CHUNKS) {
+            const uint row = chunk / B_TILE_ROW_VECTORS;
+            const uint column = (chunk % B_TILE_ROW_VECTORS) * ELEMENTS_PER_VECTOR;
+            b_prefetch[slot] = read_b_chunk(b_base, params.ldb, b_row_start + row,
+                                            b_column_start + column, b_row_limit,
+                                            b_column_limit, b_vector_aligned);
+        }
+    }
+}
+
+void store_registers_to_shared(uint buffer_index) {
+    const uint a_stage_start = buffer_index * STAGE_VECTORS;
+    const uint b_stage_start = a_stage_start + A_STAGE_VECTORS;
+    [[unroll]] for (uint slot = 0; slot < A_CHUNKS_PER_THREAD; ++slot) {
+        const uint chunk = gl_LocalInvocationIndex + slot * THREAD_COUNT;
+        if (A_STAGE_CHUNKS % THREAD_COUNT == 0 || chunk < A_STAGE_CHUNKS) {
+            const uint row = chunk / A_TILE_ROW_VECTORS;
+            const uint vector_column = chunk % A_TILE_ROW_VECTORS;
+            shared_memory[a_stage_start + row * A_ROW_STRIDE + vector_column] = a_prefetch[slot];
+        }
+    }
+    [[unroll]] for (uint slot = 0; slot < B_CHUNKS_PER_THREAD; ++slot) {
+        const uint chunk = gl_LocalInvocationIndex + slot * THREAD_COUNT;
+        if (B_STAGE_CHUNKS % THREAD_COUNT == 0 || chunk < B_STAGE_CHUNKS) {
+            const uint row = chunk / B_TILE_ROW_VECTORS;
+            const uint vector_column = chunk % B_TILE_ROW_VECTORS;
+            shared_memory[b_stage_start + row * B_ROW_STRIDE + vector_column] = b_prefetch[slot];
+        }
+    }
+}
+
+// ---- cooperative matrices ----
+coopmat<ACC_TYPE, gl_ScopeSubgroup, CM_M, CM_N, gl_MatrixUseAccumulator> accumulators[TILES_M * TILES_N];
+
+void multiply_stage(uint buffer_index, uint subgroup_row, uint subgroup_column) {
+    const uint a_stage_start = buffer_index * STAGE_VECTORS;
+    const uint b_stage_start = a_stage_start + A_STAGE_VECTORS;
+    const uint subgroup_m_start = subgroup_row * SUBGROUP_TILE_ROWS;     // within BM
+    const uint subgroup_n_start = subgroup_column * SUBGROUP_TILE_COLS;  // within BN
+    [[unroll]] for (uint k_step = 0; k_step < K_STEPS_PER_STAGE; ++k_step) {
+        const uint k_in_stage = k_step * CM_K;
+        coopmat<A_TYPE, gl_ScopeSubgroup, CM_M, CM_K, gl_MatrixUseA> a_fragments[TILES_M];
+        coopmat<A_TYPE, gl_ScopeSubgroup, CM_K, CM_N, gl_MatrixUseB> b_fragments[TILES_N];
+        [[unroll]] for (uint tile_m = 0; tile_m < TILES_M; ++tile_m) {
+            const uint m_in_tile = subgroup_m_start + tile_m * CM_M;
+            if (A_ROW_MAJOR) {
+                coopMatLoad(a_fragments[tile_m], shared_memory,
+                            a_stage_start + m_in_tile * A_ROW_STRIDE + k_in_stage / ELEMENTS_PER_VECTOR,
+                            A_ROW_STRIDE_IF_ROW_MAJOR, gl_CooperativeMatrixLayoutRowMajor);
+            } else {
+                coopMatLoad(a_fragments[tile_m], shared_memory,
+                            a_stage_start + k_in_stage * A_ROW_STRIDE + m_in_tile / ELEMENTS_PER_VECTOR,
+                            A_ROW_STRIDE_IF_COLUMN_MAJOR, gl_CooperativeMatrixLayoutColumnMajor);
+            }
+        }
+        [[unroll]] for (uint tile_n = 0; tile_n < TILES_N; ++tile_n) {
+            const uint n_in_tile = subgroup_n_start + tile_n * CM_N;
+            if (B_ROW_MAJOR) {
+                coopMatLoad(b_fragments[tile_n], shared_memory,
+                            b_stage_start + k_in_stage * B_ROW_STRIDE + n_in_tile / ELEMENTS_PER_VECTOR,
+                            B_ROW_STRIDE_IF_ROW_MAJOR, gl_CooperativeMatrixLayoutRowMajor);
+            } else {
+                coopMatLoad(b_fragments[tile_n], shared_memory,
+                            b_stage_start + n_in_tile * B_ROW_STRIDE + k_in_stage / ELEMENTS_PER_VECTOR,
+                            B_ROW_STRIDE_IF_COLUMN_MAJOR, gl_CooperativeMatrixLayoutColumnMajor);
+            }
+        }
+        [[unroll]] for (uint tile_m = 0; tile_m < TILES_M; ++tile_m) {
+            [[unroll]] for (uint tile_n = 0; tile_n < TILES_N; ++tile_n) {
+                accumulators[tile_m * TILES_N + tile_n] =
+                    coopMatMulAdd(a_fragments[tile_m], b_fragments[tile_n],
+                                  accumulators[tile_m * TILES_N + tile_n]);
+            }
+        }
+    }
+}
+
+// ---- epilogue helpers ----
+// Accumulator element (row, column) of the tile stored in scratch at `scratch_start`.
+#if ACCUMULATOR_TYPE_ID == 2
+float read_scratch_float(uint scratch_start, uint row, uint column) {
+    const uint vector_index = scratch_start + row * SCRATCH_ROW_STRIDE + column / 8;
+    const uint word = shared_memory[vector_index][(column % 8) / 2];
+    return float(unpackFloat2x16(word)[column % 2]);
+}
+#else
+uint read_scratch_word(uint scratch_start, uint row, uint column) {
+    const uint vector_index = scratch_start + row * SCRATCH_ROW_STRIDE + column / 4;
+    return shared_memory[vector_index][column % 4];
+}
+float read_scratch_float(uint scratch_start, uint row, uint column) {
+#if ACCUMULATOR_TYPE_ID == 5
+    return float(int(read_scratch_word(scratch_start, row, column)));
+#else
+    return uintBitsToFloat(read_scratch_word(scratch_start, row, column));
+#endif
+}
+#endif
+
+void main() {
+    const uint batch = gl_WorkGroupID.z;
+    const uint subgroup_index = gl_SubgroupID;
+    const uint lane = gl_SubgroupInvocationID;
+    const uint subgroup_row = subgroup_index / SG_COLS;
+    const uint subgroup_column = subgroup_index % SG_COLS;
+
+    a_base = params.a_offset + batch * params.a_batch_stride;
+    b_base = params.b_offset + batch * params.b_batch_stride;
+    c_base = params.c_offset + batch * params.c_batch_stride;
+    a_vector_aligned = (a_base % ELEMENTS_PER_VECTOR) == 0 && (params.lda % ELEMENTS_PER_VECTOR) == 0;
+    b_vector_aligned = (b_base % ELEMENTS_PER_VECTOR) == 0 && (params.ldb % ELEMENTS_PER_VECTOR) == 0;
+
+    [[unroll]] for (uint tile = 0; tile < TILES_M * TILES_N; ++tile) {
+        accumulators[tile] = coopmat<ACC_TYPE, gl_ScopeSubgroup, CM_M, CM_N, gl_MatrixUseAccumulator>(ACC_TYPE(0));
+    }
+
+    // ---- K loop: double-buffered shared memory, register prefetch, one barrier/stage ----
+    const uint stage_count = (params.k + BK - 1) / BK;
+    load_stage_into_registers(0);
+    store_registers_to_shared(0);
+    barrier();
+    for (uint stage = 0; stage < stage_count; ++stage) {
+        const bool has_next_stage = stage + 1 < stage_count;
+        if (has_next_stage) {
+            load_stage_into_registers(stage + 1);
+        }
+        multiply_stage(stage % 2, subgroup_row, subgroup_column);
+        if (has_next_stage) {
+            store_registers_to_shared((stage + 1) % 2);
+        }
+        // Makes stage+1 visible, and guarantees that nobody still reads buffer stage%2
+        // when it is overwritten during the next iteration. After the last stage it
+        // frees the whole shared array for the epilogue scratch.
+        barrier();
+    }
+
+    // ---- epilogue: accumulator -> scratch -> alpha/beta, bounds, conversion -> C ----
+    const uint scratch_start = subgroup_index * SCRATCH_VECTORS_PER_SUBGROUP;
+    const uint subgroup_m_start = gl_WorkGroupID.y * BM + subgroup_row * SUBGROUP_TILE_ROWS;
+    const uint subgroup_n_start = gl_WorkGroupID.x * BN + subgroup_column * SUBGROUP_TILE_COLS;
+    const float alpha = params.alpha;
+    const float beta = params.beta;
+    const bool read_c = beta != 0.0;
+#if ACCUMULATOR_TYPE_ID == 5
+    const bool exact_integer_path = alpha == 1.0 && (beta == 0.0 || beta == 1.0);
+#endif
+    [[unroll]] for (uint tile_m = 0; tile_m < TILES_M; ++tile_m) {
+        [[unroll]] for (uint tile_n = 0; tile_n < TILES_N; ++tile_n) {
+            const uint tile_m_start = subgroup_m_start + tile_m * CM_M;
+            const uint tile_n_start = subgroup_n_start + tile_n * CM_N;
+            // Every tile goes through the scratch, even one entirely outside C (its lanes
+            // then write nothing): coopMatStore stays in workgroup-uniform control flow,
+            // which the lavapipe coopmat emulation layer needs. Costs only at the edges.
+            {
+                coopMatStore(accumulators[tile_m * TILES_N + tile_n], shared_memory, scratch_start,
+                             SCRATCH_ROW_STRIDE, gl_CooperativeMatrixLayoutRowMajor);
+                subgroupMemoryBarrierShared();
+                subgroupBarrier();
+                for (uint element = lane; element < CM_M * CM_N; element += SUBGROUP_SIZE) {
+                    // Walk the tile in C's memory order so that lanes write consecutive addresses.
+                    const uint row = C_ROW_MAJOR ? element / CM_N : element % CM_M;
+                    const uint column = C_ROW_MAJOR ? element % CM_N : element / CM_M;
+                    const uint i = tile_m_start + row;
+                    const uint j = tile_n_start + column;
+                    if (i < params.m && j < params.n) {
+                        const uint c_index = c_base + (C_ROW_MAJOR ? i * params.ldc + j : i + j * params.ldc);
+#if ACCUMULATOR_TYPE_ID == 5
+                        if (exact_integer_path) {
+                            int value = int(read_scratch_word(scratch_start, row, column));
+                            if (read_c) {
+                                value += int(c_elements[c_index]);
+                            }
+                            c_elements[c_index] = C_TYPE(value);
+                        } else
+#endif
+                        {
+                            float value = alpha * read_scratch_float(scratch_start, row, column);
+                            if (read_c) {
+                                value += beta * float(c_elements[c_index]);
+                            }
+                            c_elements[c_index] = C_TYPE(value);
+                        }
+                    }
+                }
+                // Everyone has read the scratch before the next tile overwrites it.
+                subgroupBarrier();
+            }
+        }
+    }
+}

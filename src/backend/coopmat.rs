@@ -1,0 +1,513 @@
+//! The tensor-core backend: the GLSL cooperative-matrix GEMM (`glsl/gemm_coopmat.comp`),
+//! compiled to SPIR-V ahead of time and run with ash on wgpu's Vulkan device.
+//!
+//! The kernel is generic over the cooperative-matrix shape and the subgroup size, both
+//! specialization constants: this module picks the shape from the list the device reports
+//! (16×16×16 on NVIDIA, 8×8×8 on lavapipe with the emulation layer), and a workgroup tiling
+//! that fits the device's shared memory. The raw Vulkan work lives in [`crate::vulkan`].
+
+use super::{Backend, BackendKind, KernelInfo, Target};
+use crate::bindings::{BindingPlan, GemmBuffers};
+use crate::error::{Error, Result};
+use crate::problem::{Order, ResolvedGemm};
+use crate::types::{DType, GemmTypes};
+use crate::vulkan::device::{self as vulkan_device, EnabledFeatures};
+use crate::vulkan::dispatch::{PipelineKey, PushConstants, VulkanKernels};
+use crate::vulkan::properties::{self, CoopmatDeviceInfo, CoopmatShape};
+
+/// One SPIR-V build of the kernel, for one type combination.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KernelVariant {
+    /// The variant's name (`glsl/spirv/gemm_coopmat_<name>.spv`).
+    pub name: &'static str,
+    /// The types it computes.
+    pub types: GemmTypes,
+    /// The module, as compiled by `glsl/build.sh`.
+    pub spirv: &'static [u8],
+}
+
+/// Every compiled variant of `glsl/gemm_coopmat.comp`.
+pub const VARIANTS: [KernelVariant; 5] = [
+    KernelVariant {
+        name: "f16_f32",
+        types: GemmTypes::F16_F32,
+        spirv: include_bytes!("../../glsl/spirv/gemm_coopmat_f16_f32.spv"),
+    },
+    KernelVariant {
+        name: "f16_f16",
+        types: GemmTypes::F16_ACC_F16,
+        spirv: include_bytes!("../../glsl/spirv/gemm_coopmat_f16_f16.spv"),
+    },
+    KernelVariant {
+        name: "bf16_f32",
+        types: GemmTypes::BF16_F32,
+        spirv: include_bytes!("../../glsl/spirv/gemm_coopmat_bf16_f32.spv"),
+    },
+    KernelVariant {
+        name: "s8_s32",
+        types: GemmTypes::I8_I32,
+        spirv: include_bytes!("../../glsl/spirv/gemm_coopmat_s8_s32.spv"),
+    },
+    KernelVariant {
+        name: "f32_f32",
+        types: GemmTypes::F32,
+        spirv: include_bytes!("../../glsl/spirv/gemm_coopmat_f32_f32.spv"),
+    },
+];
+
+/// A workgroup tiling of the kernel: `sg_rows × sg_cols` subgroups, each owning
+/// `tiles_m × tiles_n` cooperative-matrix tiles, walking K in stages of `bk`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CoopmatTiling {
+    /// Subgroups per workgroup along M.
+    pub sg_rows: u32,
+    /// Subgroups per workgroup along N.
+    pub sg_cols: u32,
+    /// Cooperative-matrix tiles per subgroup along M.
+    pub tiles_m: u32,
+    /// Cooperative-matrix tiles per subgroup along N.
+    pub tiles_n: u32,
+    /// K depth of one shared-memory stage, in cooperative-matrix K steps.
+    pub k_steps: u32,
+}
+
+impl CoopmatTiling {
+    /// Tilings to try, largest first.
+    pub const CANDIDATES: [CoopmatTiling; 5] = [
+        CoopmatTiling {
+            sg_rows: 2,
+            sg_cols: 2,
+            tiles_m: 4,
+            tiles_n: 4,
+            k_steps: 2,
+        },
+        CoopmatTiling {
+            sg_rows: 2,
+            sg_cols: 4,
+            tiles_m: 4,
+            tiles_n: 2,
+            k_steps: 2,
+        },
+        CoopmatTiling {
+            sg_rows: 2,
+            sg_cols: 2,
+            tiles_m: 2,
+            tiles_n: 4,
+            k_steps: 2,
+        },
+        CoopmatTiling {
+            sg_rows: 2,
+            sg_cols: 2,
+            tiles_m: 2,
+            tiles_n: 2,
+            k_steps: 2,
+        },
+        CoopmatTiling {
+            sg_rows: 2,
+            sg_cols: 2,
+            tiles_m: 1,
+            tiles_n: 1,
+            k_steps: 2,
+        },
+    ];
+}
+
+/// Everything that fixes one pipeline: shape, subgroup size, tiling and operand layouts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CoopmatConfig {
+    /// The kernel variant (type combination).
+    pub variant: KernelVariant,
+    /// The cooperative-matrix shape, from the device's list.
+    pub shape: CoopmatShape,
+    /// Subgroup size the pipeline runs with.
+    pub subgroup_size: u32,
+    /// Workgroup tiling.
+    pub tiling: CoopmatTiling,
+}
+
+impl CoopmatConfig {
+    /// Rows of C per workgroup.
+    pub fn block_m(&self) -> u32 {
+        self.tiling.sg_rows * self.tiling.tiles_m * self.shape.m
+    }
+
+    /// Columns of C per workgroup.
+    pub fn block_n(&self) -> u32 {
+        self.tiling.sg_cols * self.tiling.tiles_n * self.shape.n
+    }
+
+    /// K depth of one shared-memory stage.
+    pub fn block_k(&self) -> u32 {
+        self.tiling.k_steps * self.shape.k
+    }
+
+    /// Invocations per workgroup.
+    pub fn workgroup_size(&self) -> u32 {
+        self.subgroup_size * self.tiling.sg_rows * self.tiling.sg_cols
+    }
+
+    /// Shared memory the kernel declares for this configuration (the formula in the
+    /// kernel's header: two padded stages of A and B tiles, or the epilogue scratch).
+    pub fn shared_memory_bytes(&self, a_row_major: bool, b_row_major: bool) -> u32 {
+        let element = self.variant.types.input.size_bytes() as u32;
+        let accumulator = self.variant.types.accumulate.size_bytes() as u32;
+        // Row stride in 16-byte units, rounded up to an odd count.
+        let stride = |elements: u32, bytes: u32| {
+            let units = (elements * bytes).div_ceil(16);
+            units | 1
+        };
+        let (bm, bn, bk) = (self.block_m(), self.block_n(), self.block_k());
+        let (a_rows, a_stride) = if a_row_major {
+            (bm, stride(bk, element))
+        } else {
+            (bk, stride(bm, element))
+        };
+        let (b_rows, b_stride) = if b_row_major {
+            (bk, stride(bn, element))
+        } else {
+            (bn, stride(bk, element))
+        };
+        let stages = 2 * (a_rows * a_stride + b_rows * b_stride);
+        let scratch = self.tiling.sg_rows
+            * self.tiling.sg_cols
+            * self.shape.m
+            * stride(self.shape.n, accumulator);
+        16 * stages.max(scratch)
+    }
+
+    /// A short name for logs and benchmark records.
+    pub fn name(&self) -> String {
+        format!(
+            "coopmat-{}-{}x{}x{}-sg{}-{}x{}sg-{}x{}tiles-bk{}",
+            self.variant.name,
+            self.shape.m,
+            self.shape.n,
+            self.shape.k,
+            self.subgroup_size,
+            self.tiling.sg_rows,
+            self.tiling.sg_cols,
+            self.tiling.tiles_m,
+            self.tiling.tiles_n,
+            self.block_k()
+        )
+    }
+}
+
+/// Workgroups a tiling should produce before a larger tile is preferred over a smaller one.
+const MIN_WORKGROUPS: u64 = 128;
+
+/// The cooperative-matrix backend of one Vulkan device.
+#[derive(Debug)]
+pub struct CoopmatBackend {
+    kernels: VulkanKernels,
+    info: CoopmatDeviceInfo,
+    enabled: EnabledFeatures,
+    max_workgroups: u32,
+    storage_limits: wgpu::Limits,
+}
+
+/// Whether a shape keeps every tile row a whole number of 16-byte units (the kernel copies
+/// and pads shared memory in 16-byte units).
+fn shape_fits_kernel(shape: &CoopmatShape, types: GemmTypes) -> bool {
+    let element = types.input.size_bytes() as u32;
+    let accumulator = types.accumulate.size_bytes() as u32;
+    [shape.m, shape.n, shape.k]
+        .iter()
+        .all(|d| (d * element) % 16 == 0)
+        && (shape.n * accumulator) % 16 == 0
+}
+
+impl CoopmatBackend {
+    /// Sets the backend up on `device`, or says why it cannot be. `enabled` is what the
+    /// device was opened with, when coopgemm opened it; otherwise it is inferred from wgpu.
+    pub(crate) fn new(
+        device: &wgpu::Device,
+        enabled: Option<EnabledFeatures>,
+    ) -> std::result::Result<CoopmatBackend, String> {
+        let info = properties::query(device)
+            .ok_or_else(|| format!("not a Vulkan device ({:?})", device.adapter_info().backend))?;
+        if info.shapes.is_empty() {
+            return Err(format!(
+                "{} lists no VK_KHR_cooperative_matrix configuration",
+                info.device_name
+            ));
+        }
+        let enabled = enabled.unwrap_or_else(|| vulkan_device::enabled_by_wgpu(device));
+        if !enabled.cooperative_matrix || !enabled.vulkan_memory_model {
+            return Err("the device was opened without VK_KHR_cooperative_matrix and the Vulkan memory model (open it with Context::from_adapter, or see the README)".into());
+        }
+        let kernels = VulkanKernels::new(device, enabled)?;
+        let limits = device.limits();
+        Ok(CoopmatBackend {
+            kernels,
+            info,
+            enabled,
+            max_workgroups: limits.max_compute_workgroups_per_dimension,
+            storage_limits: limits,
+        })
+    }
+
+    /// What the device offers, as the backend sees it.
+    pub fn device_info(&self) -> &CoopmatDeviceInfo {
+        &self.info
+    }
+
+    /// What the device was opened with.
+    pub fn enabled_features(&self) -> EnabledFeatures {
+        self.enabled
+    }
+
+    /// One line saying what this backend can do here.
+    pub fn describe(&self) -> String {
+        let types: Vec<String> = VARIANTS
+            .iter()
+            .filter(|v| self.shape_for(v.types).is_ok())
+            .map(|v| v.types.short_name())
+            .collect();
+        format!(
+            "{}: subgroup {}, types [{}]",
+            self.info.device_name,
+            self.info.subgroup_size,
+            types.join(", ")
+        )
+    }
+
+    /// Type combinations this device can run on this backend.
+    pub fn supported_types(&self) -> Vec<GemmTypes> {
+        VARIANTS
+            .iter()
+            .filter(|v| self.shape_for(v.types).is_ok())
+            .map(|v| v.types)
+            .collect()
+    }
+
+    fn variant(types: GemmTypes) -> std::result::Result<KernelVariant, String> {
+        VARIANTS
+            .into_iter()
+            .find(|v| v.types == types)
+            .ok_or_else(|| format!("no cooperative-matrix kernel computes {types}"))
+    }
+
+    /// The cooperative-matrix shape used for `types`: the largest the device lists for them.
+    pub fn shape_for(&self, types: GemmTypes) -> std::result::Result<CoopmatShape, String> {
+        Self::variant(types)?;
+        let needs = match types.input {
+            DType::F16 => (self.enabled.float16, "shaderFloat16 and 16-bit storage"),
+            DType::BF16 => (self.enabled.bfloat16, "VK_KHR_shader_bfloat16"),
+            DType::I8 => (self.enabled.int8, "shaderInt8 and 8-bit storage"),
+            _ => (true, ""),
+        };
+        if !needs.0 {
+            return Err(format!(
+                "{types} needs {}, which the device does not have enabled",
+                needs.1
+            ));
+        }
+        let want = Some(types.input);
+        self.info
+            .shapes
+            .iter()
+            .filter(|s| {
+                s.subgroup_scope
+                    && !s.saturating
+                    && s.a_type == want
+                    && s.b_type == want
+                    && s.c_type == Some(types.accumulate)
+                    && s.result_type == Some(types.accumulate)
+                    && shape_fits_kernel(s, types)
+                    && s.m <= 16
+                    && s.n <= 16
+            })
+            .max_by_key(|s| (s.m * s.n * s.k, s.n))
+            .copied()
+            .ok_or_else(|| {
+                format!("the device lists no usable cooperative-matrix shape for {types}")
+            })
+    }
+
+    fn subgroup_size(&self) -> u32 {
+        self.info
+            .subgroup_size
+            .clamp(self.info.min_subgroup_size, self.info.max_subgroup_size)
+    }
+
+    /// The configuration used for a description.
+    pub fn plan(&self, gemm: &ResolvedGemm) -> std::result::Result<CoopmatConfig, String> {
+        let types = gemm.gemm.types;
+        let variant = Self::variant(types)?;
+        let shape = self.shape_for(types)?;
+        let subgroup_size = self.subgroup_size();
+        let a_row_major = gemm.a.order == Order::RowMajor;
+        let b_row_major = gemm.b.order == Order::RowMajor;
+        let (m, n) = (gemm.gemm.m as u64, gemm.gemm.n as u64);
+        let fits = |config: &CoopmatConfig| {
+            config.workgroup_size() <= self.info.max_workgroup_invocations
+                && config.shared_memory_bytes(a_row_major, b_row_major)
+                    <= self.info.shared_memory_bytes
+        };
+        let fitting: Vec<CoopmatConfig> = CoopmatTiling::CANDIDATES
+            .into_iter()
+            .map(|tiling| CoopmatConfig {
+                variant,
+                shape,
+                subgroup_size,
+                tiling,
+            })
+            .filter(fits)
+            .collect();
+        // The largest tile that still gives the GPU enough workgroups to fill it; for small
+        // problems, the smallest tile.
+        let workgroups = |config: &CoopmatConfig| {
+            m.div_ceil(config.block_m() as u64)
+                * n.div_ceil(config.block_n() as u64)
+                * gemm.gemm.batch as u64
+        };
+        fitting
+            .iter()
+            .find(|config| workgroups(config) >= MIN_WORKGROUPS)
+            .or(fitting.last())
+            .copied()
+            .ok_or_else(|| {
+                format!(
+                    "no tiling fits {} bytes of shared memory",
+                    self.info.shared_memory_bytes
+                )
+            })
+    }
+
+    fn pipeline_key(&self, config: &CoopmatConfig, gemm: &ResolvedGemm) -> PipelineKey {
+        let flag = |order: Order| u32::from(order == Order::RowMajor);
+        PipelineKey {
+            module: config.variant.name,
+            constants: vec![
+                config.subgroup_size,
+                config.shape.m,
+                config.shape.n,
+                config.shape.k,
+                config.tiling.sg_rows,
+                config.tiling.sg_cols,
+                config.tiling.tiles_m,
+                config.tiling.tiles_n,
+                config.block_k(),
+                flag(gemm.a.order),
+                flag(gemm.b.order),
+                flag(gemm.c.order),
+                config.workgroup_size(),
+            ],
+            required_subgroup_size: config.subgroup_size,
+        }
+    }
+
+    fn spirv(variant: &KernelVariant) -> Result<Vec<u32>> {
+        ash::util::read_spv(&mut std::io::Cursor::new(variant.spirv))
+            .map_err(|e| Error::Pipeline(format!("SPIR-V {}: {e}", variant.name)))
+    }
+
+    fn build(&self, gemm: &ResolvedGemm) -> Result<(CoopmatConfig, ash::vk::Pipeline)> {
+        let config = self.plan(gemm).map_err(|reason| Error::Unsupported {
+            backend: BackendKind::Coopmat,
+            reason,
+        })?;
+        let key = self.pipeline_key(&config, gemm);
+        let pipeline = self
+            .kernels
+            .pipeline(&key, &Self::spirv(&config.variant)?)?;
+        Ok((config, pipeline))
+    }
+
+    /// GEMMs recorded whose completion has not been observed yet (for leak checks).
+    pub fn in_flight(&self) -> usize {
+        self.kernels.in_flight()
+    }
+
+    /// Raw Vulkan objects held: (pipelines, descriptor pools, events). Flat over time.
+    pub fn object_counts(&self) -> (usize, usize, usize) {
+        self.kernels.object_counts()
+    }
+}
+
+fn stride32(stride: u64) -> u32 {
+    stride.min(u32::MAX as u64) as u32
+}
+
+impl Backend for CoopmatBackend {
+    fn kind(&self) -> BackendKind {
+        BackendKind::Coopmat
+    }
+
+    fn supports(&self, gemm: &ResolvedGemm) -> std::result::Result<(), String> {
+        self.plan(gemm).map(|_| ())
+    }
+
+    fn records_into_shared_encoder(&self) -> bool {
+        false
+    }
+
+    fn prepare(&self, gemm: &ResolvedGemm) -> Result<KernelInfo> {
+        let (config, _) = self.build(gemm)?;
+        Ok(KernelInfo {
+            backend: BackendKind::Coopmat,
+            config: config.name(),
+        })
+    }
+
+    fn record(
+        &self,
+        gemm: &ResolvedGemm,
+        buffers: &GemmBuffers<'_>,
+        target: Target<'_>,
+    ) -> Result<KernelInfo> {
+        let Target::CommandBuffers(list) = target else {
+            return Err(Error::Unsupported {
+                backend: BackendKind::Coopmat,
+                reason: "raw Vulkan commands cannot share a wgpu encoder; use Context::record or Context::run".into(),
+            });
+        };
+        let plan = BindingPlan::new(gemm, buffers, &self.storage_limits)?;
+        let (config, pipeline) = self.build(gemm)?;
+        let info = KernelInfo {
+            backend: BackendKind::Coopmat,
+            config: config.name(),
+        };
+        let grid = [
+            gemm.gemm.n.div_ceil(config.block_n()),
+            gemm.gemm.m.div_ceil(config.block_m()),
+            gemm.gemm.batch,
+        ];
+        let limits = [
+            self.max_workgroups.min(self.info.max_workgroup_count[0]),
+            self.max_workgroups.min(self.info.max_workgroup_count[1]),
+            self.max_workgroups.min(self.info.max_workgroup_count[2]),
+        ];
+        for dimension in 0..3 {
+            if grid[dimension] > limits[dimension] {
+                return Err(Error::TooManyWorkgroups {
+                    dimension: dimension as u32,
+                    count: grid[dimension] as u64,
+                    limit: limits[dimension],
+                });
+            }
+        }
+        if gemm.is_empty() {
+            return Ok(info);
+        }
+        let push = PushConstants {
+            m: gemm.gemm.m,
+            n: gemm.gemm.n,
+            k: gemm.gemm.k,
+            lda: stride32(gemm.a.leading_dimension),
+            ldb: stride32(gemm.b.leading_dimension),
+            ldc: stride32(gemm.c.leading_dimension),
+            a_offset: plan.a.first_element,
+            b_offset: plan.b.first_element,
+            c_offset: plan.c.first_element,
+            a_batch_stride: stride32(gemm.a.batch_stride),
+            b_batch_stride: stride32(gemm.b.batch_stride),
+            c_batch_stride: stride32(gemm.c.batch_stride),
+            alpha: gemm.gemm.alpha,
+            beta: gemm.gemm.beta,
+        };
+        list.extend(self.kernels.record(pipeline, buffers, &plan, &push, grid)?);
+        Ok(info)
+    }
+}

@@ -1,0 +1,101 @@
+//! The [`Backend`] trait and the two implementations behind it.
+//!
+//! - [`simt`]: a WGSL tiled GEMM that runs on every wgpu backend.
+//! - [`coopmat`]: a GLSL cooperative-matrix GEMM driven with ash through wgpu's Vulkan HAL.
+//!
+//! A [`Context`](crate::Context) owns one of each that the device can run and picks
+//! between them per GEMM ([`crate::selection`]).
+
+pub mod coopmat;
+pub mod simt;
+
+use std::fmt;
+
+use crate::bindings::GemmBuffers;
+use crate::error::Result;
+use crate::problem::ResolvedGemm;
+
+/// Names a backend.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BackendKind {
+    /// The portable WGSL SIMT kernel.
+    Simt,
+    /// The Vulkan cooperative-matrix (tensor-core) kernel.
+    Coopmat,
+}
+
+impl BackendKind {
+    /// Both kinds, fastest first.
+    pub const ALL: [BackendKind; 2] = [BackendKind::Coopmat, BackendKind::Simt];
+
+    /// The lowercase name used in logs, the `COOPGEMM_BACKEND` variable and benchmarks.
+    pub const fn name(self) -> &'static str {
+        match self {
+            BackendKind::Simt => "simt",
+            BackendKind::Coopmat => "coopmat",
+        }
+    }
+
+    /// Parses [`BackendKind::name`].
+    ///
+    /// ```
+    /// assert_eq!(coopgemm::BackendKind::parse("coopmat"), Some(coopgemm::BackendKind::Coopmat));
+    /// ```
+    pub fn parse(name: &str) -> Option<BackendKind> {
+        BackendKind::ALL
+            .into_iter()
+            .find(|kind| kind.name() == name)
+    }
+}
+
+impl fmt::Display for BackendKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Where a backend records its commands.
+pub enum Target<'a> {
+    /// Into a `wgpu::CommandEncoder` the caller owns, among the caller's own wgpu commands.
+    /// Only backends that record plain wgpu commands accept this (see
+    /// [`Backend::records_into_shared_encoder`]).
+    Encoder(&'a mut wgpu::CommandEncoder),
+    /// Into command buffers of the backend's own, appended here in submission order.
+    CommandBuffers(&'a mut Vec<wgpu::CommandBuffer>),
+}
+
+/// What a backend chose for one GEMM: its kernel configuration, in words and numbers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KernelInfo {
+    /// The backend.
+    pub backend: BackendKind,
+    /// The configuration's name (e.g. `simt-128x128x8-t8x8`).
+    pub config: String,
+}
+
+/// A GEMM implementation.
+///
+/// Backends check what they can run ([`Backend::supports`]), build and cache the
+/// pipeline for a description ([`Backend::prepare`]) and record it ([`Backend::record`]).
+/// Descriptions and buffers reach them already validated by the context.
+pub trait Backend: Send + Sync + fmt::Debug {
+    /// Which backend this is.
+    fn kind(&self) -> BackendKind;
+
+    /// `Ok` if this backend can run the description, otherwise why not.
+    fn supports(&self, gemm: &ResolvedGemm) -> std::result::Result<(), String>;
+
+    /// Whether [`Target::Encoder`] is accepted (plain wgpu commands only).
+    fn records_into_shared_encoder(&self) -> bool;
+
+    /// Builds (or finds in the cache) the kernel for this description and says which it is.
+    fn prepare(&self, gemm: &ResolvedGemm) -> Result<KernelInfo>;
+
+    /// Records the GEMM.
+    fn record(
+        &self,
+        gemm: &ResolvedGemm,
+        buffers: &GemmBuffers<'_>,
+        target: Target<'_>,
+    ) -> Result<KernelInfo>;
+}

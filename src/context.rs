@@ -1,0 +1,457 @@
+//! [`Context`]: a device, its queue and the backends that run GEMMs on it.
+
+use std::sync::Arc;
+
+use crate::backend::coopmat::CoopmatBackend;
+use crate::backend::simt::SimtBackend;
+use crate::backend::{Backend, BackendKind, KernelInfo, Target};
+use crate::bindings::GemmBuffers;
+use crate::error::{Error, Result};
+use crate::problem::{Gemm, ResolvedGemm};
+use crate::selection::{BackendChoice, Selection, SelectionPolicy};
+use crate::vulkan;
+use crate::vulkan::device::EnabledFeatures;
+
+/// How [`Context::with_options`] finds its adapter and which backends it may use.
+///
+/// ```
+/// use coopgemm::{BackendChoice, BackendKind, ContextOptions};
+/// let options = ContextOptions { backend: BackendChoice::Force(BackendKind::Simt), ..Default::default() };
+/// assert!(options.enable_coopmat);
+/// ```
+#[derive(Debug, Clone)]
+pub struct ContextOptions {
+    /// Which wgpu backends to look at (`WGPU_BACKEND` in the environment overrides it).
+    pub wgpu_backends: wgpu::Backends,
+    /// Preference between integrated and discrete GPUs.
+    pub power_preference: wgpu::PowerPreference,
+    /// Only adapters whose name contains this text (case-insensitive), if set.
+    /// `WGPU_ADAPTER_NAME` in the environment sets it too.
+    pub adapter_name: Option<String>,
+    /// Which backend runs GEMMs (`COOPGEMM_BACKEND` in the environment overrides it).
+    pub backend: BackendChoice,
+    /// Whether to set up the Vulkan cooperative-matrix backend where the device has it.
+    pub enable_coopmat: bool,
+    /// wgpu instance flags (debug labels, validation). The default is wgpu's build-dependent
+    /// default adjusted by `WGPU_DEBUG` / `WGPU_VALIDATION`.
+    pub instance_flags: wgpu::InstanceFlags,
+}
+
+impl Default for ContextOptions {
+    fn default() -> Self {
+        ContextOptions {
+            wgpu_backends: wgpu::Backends::all(),
+            power_preference: wgpu::PowerPreference::HighPerformance,
+            adapter_name: None,
+            backend: BackendChoice::Auto,
+            enable_coopmat: true,
+            instance_flags: wgpu::InstanceFlags::from_build_config().with_env(),
+        }
+    }
+}
+
+/// Whether a backend can be used on this context's device, and if not, why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BackendStatus {
+    /// The backend.
+    pub kind: BackendKind,
+    /// `Ok(description)` when available, `Err(reason)` when not.
+    pub availability: std::result::Result<String, String>,
+}
+
+/// A GEMM recorded into command buffers of its own, ready for `Queue::submit`.
+#[derive(Debug)]
+pub struct RecordedGemm {
+    /// Submit these, in order, on the context's queue.
+    pub command_buffers: Vec<wgpu::CommandBuffer>,
+    /// The backend and kernel configuration that were used.
+    pub kernel: KernelInfo,
+}
+
+/// A submitted GEMM.
+#[derive(Debug, Clone)]
+pub struct SubmittedGemm {
+    /// The submission; `device.poll(PollType::Wait { submission_index: Some(..), .. })` waits for it.
+    pub submission: wgpu::SubmissionIndex,
+    /// The backend and kernel configuration that were used.
+    pub kernel: KernelInfo,
+}
+
+/// A wgpu device and queue with coopgemm's backends on top.
+///
+/// `Context` is `Send + Sync`; share it between threads by reference or in an `Arc`.
+///
+/// ```no_run
+/// use coopgemm::{Context, Gemm};
+/// let context = Context::new_blocking()?;
+/// println!("{}", context.adapter_info().name);
+/// let gemm = Gemm::new(64, 64, 64);
+/// let a = vec![1.0f32; 64 * 64];
+/// let b = vec![1.0f32; 64 * 64];
+/// let c = vec![0.0f32; 64 * 64];
+/// let result = context.multiply(&gemm, &a, &b, &c)?;
+/// assert_eq!(result[0], 64.0);
+/// # Ok::<(), coopgemm::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Context {
+    shared: Arc<Shared>,
+    policy: SelectionPolicy,
+}
+
+/// What every clone of a context shares: the device and the backends with their caches.
+#[derive(Debug)]
+struct Shared {
+    adapter_info: wgpu::AdapterInfo,
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    simt: SimtBackend,
+    coopmat: std::result::Result<CoopmatBackend, String>,
+}
+
+fn adapter_rank(info: &wgpu::AdapterInfo, preference: wgpu::PowerPreference) -> (u8, u8) {
+    let api = match info.backend {
+        wgpu::Backend::Vulkan => 0,
+        wgpu::Backend::Metal | wgpu::Backend::Dx12 => 1,
+        wgpu::Backend::Gl => 2,
+        _ => 3,
+    };
+    let device = match (info.device_type, preference) {
+        (wgpu::DeviceType::DiscreteGpu, wgpu::PowerPreference::LowPower) => 1,
+        (wgpu::DeviceType::DiscreteGpu, _) => 0,
+        (wgpu::DeviceType::IntegratedGpu, wgpu::PowerPreference::LowPower) => 0,
+        (wgpu::DeviceType::IntegratedGpu, _) => 1,
+        (wgpu::DeviceType::VirtualGpu, _) => 2,
+        (wgpu::DeviceType::Other, _) => 3,
+        (wgpu::DeviceType::Cpu, _) => 4,
+    };
+    (device, api)
+}
+
+impl Context {
+    /// Creates a context on the best adapter, with default options.
+    pub async fn new() -> Result<Context> {
+        Context::with_options(ContextOptions::default()).await
+    }
+
+    /// [`Context::new`], blocking the current thread.
+    pub fn new_blocking() -> Result<Context> {
+        pollster::block_on(Context::new())
+    }
+
+    /// Creates a context as `options` say.
+    pub async fn with_options(options: ContextOptions) -> Result<Context> {
+        let mut instance_descriptor =
+            wgpu::InstanceDescriptor::new_without_display_handle_from_env();
+        if std::env::var_os("WGPU_BACKEND").is_none() {
+            instance_descriptor.backends = options.wgpu_backends;
+        }
+        instance_descriptor.flags = options.instance_flags;
+        let instance = wgpu::Instance::new(instance_descriptor);
+        let wanted_name = std::env::var("WGPU_ADAPTER_NAME")
+            .ok()
+            .or(options.adapter_name.clone());
+        let mut adapters = instance.enumerate_adapters(wgpu::Backends::all()).await;
+        if let Some(name) = &wanted_name {
+            let name = name.to_lowercase();
+            adapters.retain(|adapter| adapter.get_info().name.to_lowercase().contains(&name));
+        }
+        adapters.sort_by_key(|adapter| adapter_rank(&adapter.get_info(), options.power_preference));
+        let adapter = adapters.into_iter().next().ok_or_else(|| {
+            Error::NoAdapter(match wanted_name {
+                Some(name) => format!("no adapter's name contains {name:?}"),
+                None => {
+                    "wgpu found no adapter (is a Vulkan driver such as Mesa lavapipe installed?)"
+                        .into()
+                }
+            })
+        })?;
+        Context::from_adapter(&adapter, options).await
+    }
+
+    /// Creates a context on an adapter the caller chose.
+    ///
+    /// On a Vulkan adapter with `VK_KHR_cooperative_matrix` the device is opened through
+    /// wgpu's HAL with the extensions the cooperative-matrix kernels need (see the README);
+    /// otherwise it is a plain wgpu device with the adapter's limits.
+    pub async fn from_adapter(adapter: &wgpu::Adapter, options: ContextOptions) -> Result<Context> {
+        let info = adapter.get_info();
+        log::info!(
+            "adapter: {} ({:?}, {:?}, driver {})",
+            info.name,
+            info.backend,
+            info.device_type,
+            info.driver_info
+        );
+        let (features, limits) = wanted_features_and_limits(adapter);
+        let descriptor = wgpu::DeviceDescriptor {
+            label: Some("coopgemm"),
+            required_features: features,
+            required_limits: limits.clone(),
+            experimental_features: wgpu::ExperimentalFeatures::disabled(),
+            memory_hints: wgpu::MemoryHints::Performance,
+            trace: wgpu::Trace::Off,
+        };
+        let mut opened = None;
+        if options.enable_coopmat && info.backend == wgpu::Backend::Vulkan {
+            match vulkan::device::open_with_coopmat(adapter, &descriptor) {
+                Ok(Some((device, queue, enabled))) => opened = Some((device, queue, Some(enabled))),
+                Ok(None) => {}
+                Err(why) => log::warn!("opening the device with cooperative-matrix extensions failed ({why}); using a plain device"),
+            }
+        }
+        let (device, queue, enabled) = match opened {
+            Some(opened) => opened,
+            None => {
+                let (device, queue) = adapter
+                    .request_device(&descriptor)
+                    .await
+                    .map_err(|e| Error::RequestDevice(e.to_string()))?;
+                (device, queue, None)
+            }
+        };
+        Ok(Context::assemble(info, device, queue, enabled, options))
+    }
+
+    /// Wraps a device and queue the caller already has.
+    ///
+    /// The cooperative-matrix backend is available only if the device is a Vulkan device
+    /// created with what its kernels need (for example by [`Context::from_adapter`], or by
+    /// the caller as the README describes); otherwise GEMMs run on the SIMT backend.
+    pub fn from_wgpu(device: wgpu::Device, queue: wgpu::Queue) -> Context {
+        let info = device.adapter_info();
+        Context::assemble(info, device, queue, None, ContextOptions::default())
+    }
+
+    /// [`Context::from_wgpu`] with options (only `backend` and `enable_coopmat` apply).
+    pub fn from_wgpu_with_options(
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+        options: ContextOptions,
+    ) -> Context {
+        let info = device.adapter_info();
+        Context::assemble(info, device, queue, None, options)
+    }
+
+    fn assemble(
+        adapter_info: wgpu::AdapterInfo,
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+        enabled: Option<EnabledFeatures>,
+        options: ContextOptions,
+    ) -> Context {
+        let is_cpu = adapter_info.device_type == wgpu::DeviceType::Cpu;
+        let simt = SimtBackend::new(&device, is_cpu);
+        let coopmat = if options.enable_coopmat {
+            CoopmatBackend::new(&device, enabled)
+        } else {
+            Err("disabled by ContextOptions::enable_coopmat".to_string())
+        };
+        match &coopmat {
+            Ok(backend) => log::info!("coopmat backend available: {}", backend.describe()),
+            Err(why) => log::info!("coopmat backend unavailable: {why}"),
+        }
+        let policy = SelectionPolicy::from_env(options.backend);
+        Context {
+            shared: Arc::new(Shared {
+                adapter_info,
+                device,
+                queue,
+                simt,
+                coopmat,
+            }),
+            policy,
+        }
+    }
+
+    /// A handle to the same device, backends and caches that picks backends as `choice` says
+    /// (the `COOPGEMM_BACKEND` variable does not apply to it).
+    ///
+    /// ```no_run
+    /// use coopgemm::{BackendChoice, BackendKind, Context};
+    /// let context = Context::new_blocking()?;
+    /// let simt_only = context.with_backend(BackendChoice::Force(BackendKind::Simt));
+    /// # Ok::<(), coopgemm::Error>(())
+    /// ```
+    pub fn with_backend(&self, choice: BackendChoice) -> Context {
+        Context {
+            shared: self.shared.clone(),
+            policy: SelectionPolicy::new(choice),
+        }
+    }
+
+    /// How this handle picks backends.
+    pub fn backend_choice(&self) -> BackendChoice {
+        self.policy.choice()
+    }
+
+    /// The adapter the device belongs to.
+    pub fn adapter_info(&self) -> &wgpu::AdapterInfo {
+        &self.shared.adapter_info
+    }
+
+    /// The wgpu device.
+    pub fn device(&self) -> &wgpu::Device {
+        &self.shared.device
+    }
+
+    /// The wgpu queue.
+    pub fn queue(&self) -> &wgpu::Queue {
+        &self.shared.queue
+    }
+
+    /// Every backend and whether this device can use it.
+    pub fn backends(&self) -> Vec<BackendStatus> {
+        vec![
+            BackendStatus {
+                kind: BackendKind::Coopmat,
+                availability: self
+                    .shared
+                    .coopmat
+                    .as_ref()
+                    .map(|b| b.describe())
+                    .map_err(Clone::clone),
+            },
+            BackendStatus {
+                kind: BackendKind::Simt,
+                availability: Ok("WGSL tiled GEMM on wgpu".into()),
+            },
+        ]
+    }
+
+    /// The cooperative-matrix backend, if this device has it.
+    pub fn coopmat(&self) -> std::result::Result<&CoopmatBackend, &str> {
+        self.shared.coopmat.as_ref().map_err(String::as_str)
+    }
+
+    fn backend(&self, kind: BackendKind) -> std::result::Result<&dyn Backend, String> {
+        match kind {
+            BackendKind::Simt => Ok(&self.shared.simt),
+            BackendKind::Coopmat => self
+                .shared
+                .coopmat
+                .as_ref()
+                .map(|b| b as &dyn Backend)
+                .map_err(Clone::clone),
+        }
+    }
+
+    /// Which backend would run `gemm`, and why.
+    pub fn select(&self, gemm: &Gemm) -> Result<Selection> {
+        let resolved = gemm.resolve()?;
+        self.policy
+            .select(&resolved, false, |kind| self.backend(kind))
+    }
+
+    /// Builds (or finds cached) the kernel that would run `gemm`, so that the first real
+    /// call does not pay for pipeline creation.
+    pub fn prepare(&self, gemm: &Gemm) -> Result<KernelInfo> {
+        let resolved = gemm.resolve()?;
+        let selection = self
+            .policy
+            .select(&resolved, false, |kind| self.backend(kind))?;
+        self.backend(selection.backend)
+            .map_err(|reason| Error::Unsupported {
+                backend: selection.backend,
+                reason,
+            })?
+            .prepare(&resolved)
+    }
+
+    fn chosen(&self, gemm: &ResolvedGemm, shared_encoder: bool) -> Result<&dyn Backend> {
+        let selection = self
+            .policy
+            .select(gemm, shared_encoder, |kind| self.backend(kind))?;
+        log::debug!(
+            "{}x{}x{} {}: {} ({})",
+            gemm.gemm.m,
+            gemm.gemm.n,
+            gemm.gemm.k,
+            gemm.gemm.types,
+            selection.backend,
+            selection.reason
+        );
+        self.backend(selection.backend)
+            .map_err(|reason| Error::Unsupported {
+                backend: selection.backend,
+                reason,
+            })
+    }
+
+    /// Records `gemm` into the caller's encoder, among the caller's own commands.
+    ///
+    /// Only backends that record plain wgpu commands can share an encoder (wgpu forbids
+    /// mixing raw Vulkan commands into one), so this picks among those; use
+    /// [`Context::record`] or [`Context::run`] to reach the cooperative-matrix backend.
+    pub fn encode(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        gemm: &Gemm,
+        buffers: &GemmBuffers<'_>,
+    ) -> Result<KernelInfo> {
+        let resolved = gemm.resolve()?;
+        self.chosen(&resolved, true)?
+            .record(&resolved, buffers, Target::Encoder(encoder))
+    }
+
+    /// Records `gemm` into command buffers of its own; submit them on [`Context::queue`].
+    pub fn record(&self, gemm: &Gemm, buffers: &GemmBuffers<'_>) -> Result<RecordedGemm> {
+        let resolved = gemm.resolve()?;
+        let mut command_buffers = Vec::new();
+        let kernel = self.chosen(&resolved, false)?.record(
+            &resolved,
+            buffers,
+            Target::CommandBuffers(&mut command_buffers),
+        )?;
+        Ok(RecordedGemm {
+            command_buffers,
+            kernel,
+        })
+    }
+
+    /// Records and submits `gemm`. Validation and out-of-memory errors the device reports
+    /// while recording come back as [`Error::Device`].
+    pub fn run(&self, gemm: &Gemm, buffers: &GemmBuffers<'_>) -> Result<SubmittedGemm> {
+        let scope = self
+            .shared
+            .device
+            .push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let validation = self
+            .shared
+            .device
+            .push_error_scope(wgpu::ErrorFilter::Validation);
+        let recorded = self.record(gemm, buffers);
+        let validation_error = pollster::block_on(validation.pop());
+        let memory_error = pollster::block_on(scope.pop());
+        if let Some(error) = validation_error.or(memory_error) {
+            return Err(Error::Device(error.to_string()));
+        }
+        let recorded = recorded?;
+        let submission = self.shared.queue.submit(recorded.command_buffers);
+        Ok(SubmittedGemm {
+            submission,
+            kernel: recorded.kernel,
+        })
+    }
+
+    /// Blocks until all submitted work is done.
+    pub fn wait(&self) -> Result<()> {
+        self.shared
+            .device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map(|_| ())
+            .map_err(|e| Error::Device(e.to_string()))
+    }
+}
+
+/// The features coopgemm asks for (when the adapter has them) and the adapter's own limits,
+/// so that large matrices can be bound and large tiles fit.
+pub(crate) fn wanted_features_and_limits(
+    adapter: &wgpu::Adapter,
+) -> (wgpu::Features, wgpu::Limits) {
+    let wanted = wgpu::Features::SHADER_F16
+        | wgpu::Features::TIMESTAMP_QUERY
+        | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS
+        | wgpu::Features::PIPELINE_CACHE;
+    (wanted & adapter.features(), adapter.limits())
+}

@@ -1,0 +1,156 @@
+//! The host convenience path: upload slices, run, read C back.
+
+use futures::channel::oneshot;
+use wgpu::util::DeviceExt;
+
+use crate::bindings::GemmBuffers;
+use crate::context::Context;
+use crate::error::{Error, Operand, Result};
+use crate::problem::Gemm;
+use crate::types::Element;
+
+/// Usages of the buffers [`Context::upload`] creates: bindable, and copyable both ways.
+pub const HOST_BUFFER_USAGES: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
+    .union(wgpu::BufferUsages::COPY_SRC)
+    .union(wgpu::BufferUsages::COPY_DST);
+
+impl Context {
+    /// Creates a storage buffer holding `data` (padded to a whole number of 4-byte words).
+    ///
+    /// ```no_run
+    /// let context = coopgemm::Context::new_blocking()?;
+    /// let buffer = context.upload("weights", &[1.0f32, 2.0, 3.0]);
+    /// assert_eq!(buffer.size(), 12);
+    /// # Ok::<(), coopgemm::Error>(())
+    /// ```
+    pub fn upload<T: Element>(&self, label: &str, data: &[T]) -> wgpu::Buffer {
+        let mut bytes = bytemuck::cast_slice::<T, u8>(data).to_vec();
+        bytes.resize(bytes.len().div_ceil(4).max(1) * 4, 0);
+        self.device()
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(label),
+                contents: &bytes,
+                usage: HOST_BUFFER_USAGES,
+            })
+    }
+
+    /// Reads `count` elements of type `T` from the start of `buffer` (which needs `COPY_SRC`),
+    /// after all work submitted so far.
+    pub async fn download<T: Element>(
+        &self,
+        buffer: &wgpu::Buffer,
+        count: usize,
+    ) -> Result<Vec<T>> {
+        let missing = wgpu::BufferUsages::COPY_SRC - buffer.usage();
+        if !missing.is_empty() {
+            return Err(Error::MissingBufferUsage {
+                operand: Operand::C,
+                missing,
+            });
+        }
+        let bytes = (count * std::mem::size_of::<T>()) as u64;
+        let padded = bytes.div_ceil(4).max(1) * 4;
+        if padded > buffer.size() {
+            return Err(Error::BufferTooSmall {
+                operand: Operand::C,
+                required_bytes: padded,
+                buffer_bytes: buffer.size(),
+            });
+        }
+        let staging = self.device().create_buffer(&wgpu::BufferDescriptor {
+            label: Some("coopgemm readback"),
+            size: padded,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut encoder = self
+            .device()
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("coopgemm readback"),
+            });
+        encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, padded);
+        self.queue().submit([encoder.finish()]);
+        let (sender, receiver) = oneshot::channel();
+        staging
+            .slice(..)
+            .map_async(wgpu::MapMode::Read, move |result| {
+                let _ = sender.send(result);
+            });
+        // Native wgpu only runs map callbacks while the device is polled.
+        self.device()
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| Error::Device(e.to_string()))?;
+        receiver
+            .await
+            .map_err(|_| Error::Readback("the map callback was dropped".into()))?
+            .map_err(|e| Error::Readback(e.to_string()))?;
+        let data = staging
+            .slice(..)
+            .get_mapped_range()
+            .map_err(|e| Error::Readback(e.to_string()))?;
+        let values = bytemuck::cast_slice::<u8, T>(&data[..bytes as usize]).to_vec();
+        drop(data);
+        staging.unmap();
+        Ok(values)
+    }
+
+    /// Uploads A, B and C, runs `gemm` and returns the whole C array.
+    ///
+    /// The slices are laid out as `gemm` says (offsets, leading dimensions and batch
+    /// strides included); C is returned with the same length as `c`.
+    pub async fn multiply_async<I: Element, O: Element>(
+        &self,
+        gemm: &Gemm,
+        a: &[I],
+        b: &[I],
+        c: &[O],
+    ) -> Result<Vec<O>> {
+        let resolved = gemm.resolve()?;
+        let types = gemm.types;
+        for (operand, matches) in [
+            (Operand::A, I::DTYPE == types.input),
+            (Operand::C, O::DTYPE == types.output),
+        ] {
+            if !matches {
+                return Err(Error::HostTypeMismatch { operand, types });
+            }
+        }
+        for (operand, len) in [
+            (Operand::A, a.len()),
+            (Operand::B, b.len()),
+            (Operand::C, c.len()),
+        ] {
+            let needed = resolved.matrix(operand).required_elements();
+            if (len as u64) < needed {
+                return Err(Error::HostDataLength {
+                    operand,
+                    expected: needed,
+                    actual: len as u64,
+                });
+            }
+        }
+        let a_buffer = self.upload("coopgemm A", a);
+        let b_buffer = self.upload("coopgemm B", b);
+        let c_buffer = self.upload("coopgemm C", c);
+        self.run(
+            gemm,
+            &GemmBuffers {
+                a: &a_buffer,
+                b: &b_buffer,
+                c: &c_buffer,
+            },
+        )?;
+        self.download(&c_buffer, c.len()).await
+    }
+
+    /// [`Context::multiply_async`], blocking the current thread.
+    pub fn multiply<I: Element, O: Element>(
+        &self,
+        gemm: &Gemm,
+        a: &[I],
+        b: &[I],
+        c: &[O],
+    ) -> Result<Vec<O>> {
+        pollster::block_on(self.multiply_async(gemm, a, b, c))
+    }
+}

@@ -1,0 +1,62 @@
+//! # coopgemm
+//!
+//! Fast matrix multiplication (GEMM) on any GPU that wgpu can drive, with a Vulkan
+//! cooperative-matrix (tensor-core) fast path.
+//!
+//! - A portable **SIMT** backend: a tiled WGSL kernel that runs on every wgpu backend
+//!   (Vulkan, Metal, DX12, GL) and on CPU drivers such as Mesa lavapipe.
+//! - A **cooperative-matrix** backend: a GLSL `GL_KHR_cooperative_matrix` kernel compiled to
+//!   SPIR-V, driven with ash through wgpu's Vulkan HAL on the same device and buffers.
+//!
+//! Both implement [`Backend`]; a [`Context`] picks one per GEMM from what the device
+//! offers ([`Selection`] says which and why), and can be told which to use.
+//!
+//! ```no_run
+//! use coopgemm::{Context, Gemm, GemmTypes, MatrixLayout, Reference};
+//!
+//! let context = Context::new_blocking()?;
+//! // C (64 x 32) = A (64 x 128, column-major) * B (128 x 32)
+//! let gemm = Gemm::new(64, 32, 128).a(MatrixLayout::column_major()).types(GemmTypes::F32);
+//! let a: Vec<f32> = (0..64 * 128).map(|i| (i % 7) as f32).collect();
+//! let b: Vec<f32> = (0..128 * 32).map(|i| (i % 5) as f32).collect();
+//! let c = vec![0.0f32; 64 * 32];
+//! let result = context.multiply(&gemm, &a, &b, &c)?;
+//! let reference = Reference::compute(&gemm.resolve()?, &a, &b, &c)?;
+//! assert!(reference.compare(&result).passed());
+//! # Ok::<(), coopgemm::Error>(())
+//! ```
+//!
+//! On your own buffers and encoder:
+//!
+//! ```no_run
+//! # let context = coopgemm::Context::new_blocking()?;
+//! # let (a, b, c) = (context.upload("a", &[0f32; 16]), context.upload("b", &[0f32; 16]), context.upload("c", &[0f32; 16]));
+//! use coopgemm::{Gemm, GemmBuffers};
+//! let gemm = Gemm::new(4, 4, 4);
+//! let mut encoder = context.device().create_command_encoder(&Default::default());
+//! context.encode(&mut encoder, &gemm, &GemmBuffers { a: &a, b: &b, c: &c })?;
+//! context.queue().submit([encoder.finish()]);
+//! # Ok::<(), coopgemm::Error>(())
+//! ```
+#![warn(missing_docs)]
+
+pub mod backend;
+mod bindings;
+mod context;
+mod error;
+mod host;
+mod problem;
+mod reference;
+mod selection;
+mod types;
+pub mod vulkan;
+
+pub use backend::{Backend, BackendKind, KernelInfo, Target};
+pub use bindings::{BindingPlan, BoundRange, GemmBuffers, MAX_ELEMENT_INDEX};
+pub use context::{BackendStatus, Context, ContextOptions, RecordedGemm, SubmittedGemm};
+pub use error::{Error, Operand, Result};
+pub use host::HOST_BUFFER_USAGES;
+pub use problem::{Gemm, MatrixLayout, Order, ResolvedGemm, ResolvedMatrix};
+pub use reference::{Comparison, Reference};
+pub use selection::{BackendChoice, Selection, SelectionPolicy, COOPMAT_MIN_MULTIPLY_ADDS};
+pub use types::{DType, Element, GemmTypes};

@@ -1,0 +1,173 @@
+//! Which backend runs a GEMM, and why.
+//!
+//! The choice is made per GEMM from what the device offers: the cooperative-matrix backend
+//! when it can run the description and the problem is large enough for tensor cores to pay
+//! for themselves, the SIMT backend otherwise. [`BackendChoice::Force`], or the
+//! `COOPGEMM_BACKEND` environment variable (`simt`, `coopmat` or `auto`), overrides it.
+
+use crate::backend::{Backend, BackendKind};
+use crate::error::{Error, Result};
+use crate::problem::ResolvedGemm;
+use crate::types::GemmTypes;
+
+/// How a context picks the backend.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BackendChoice {
+    /// The fastest backend that can run each GEMM.
+    #[default]
+    Auto,
+    /// Always this backend; a GEMM it cannot run is an error, not a fallback.
+    Force(BackendKind),
+}
+
+/// The outcome of a selection.
+///
+/// ```no_run
+/// let context = coopgemm::Context::new_blocking()?;
+/// let selection = context.select(&coopgemm::Gemm::new(4096, 4096, 4096))?;
+/// println!("{} because {}", selection.backend, selection.reason);
+/// # Ok::<(), coopgemm::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Selection {
+    /// The backend that will run the GEMM.
+    pub backend: BackendKind,
+    /// Why it was chosen.
+    pub reason: String,
+    /// The backends passed over, with why.
+    pub rejected: Vec<(BackendKind, String)>,
+}
+
+/// Below this many multiply-adds (m·n·k·batch) an f32 GEMM stays on SIMT when both can
+/// run it: launching tensor-core tiles for a tiny product costs more than it saves.
+pub const COOPMAT_MIN_MULTIPLY_ADDS: f64 = 64.0 * 64.0 * 64.0;
+
+/// The selection rules of one context.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SelectionPolicy {
+    choice: BackendChoice,
+    from_environment: bool,
+}
+
+impl SelectionPolicy {
+    /// The policy for `choice`, whatever the environment says.
+    pub fn new(choice: BackendChoice) -> SelectionPolicy {
+        SelectionPolicy {
+            choice,
+            from_environment: false,
+        }
+    }
+
+    /// The policy for `choice`, unless `COOPGEMM_BACKEND` says otherwise.
+    pub fn from_env(choice: BackendChoice) -> SelectionPolicy {
+        match std::env::var("COOPGEMM_BACKEND").ok().as_deref() {
+            Some("auto") => SelectionPolicy {
+                choice: BackendChoice::Auto,
+                from_environment: true,
+            },
+            Some(name) => match BackendKind::parse(name) {
+                Some(kind) => SelectionPolicy {
+                    choice: BackendChoice::Force(kind),
+                    from_environment: true,
+                },
+                None => {
+                    log::warn!("COOPGEMM_BACKEND={name} is not simt, coopmat or auto; ignoring it");
+                    SelectionPolicy {
+                        choice,
+                        from_environment: false,
+                    }
+                }
+            },
+            None => SelectionPolicy {
+                choice,
+                from_environment: false,
+            },
+        }
+    }
+
+    /// The choice in force.
+    pub fn choice(&self) -> BackendChoice {
+        self.choice
+    }
+
+    /// Picks a backend for `gemm`. `backend(kind)` gives the backend or why it is unavailable;
+    /// `shared_encoder` restricts the choice to backends that record plain wgpu commands.
+    pub fn select<'a>(
+        &self,
+        gemm: &ResolvedGemm,
+        shared_encoder: bool,
+        backend: impl Fn(BackendKind) -> std::result::Result<&'a dyn Backend, String>,
+    ) -> Result<Selection> {
+        let usable = |kind: BackendKind| -> std::result::Result<(), String> {
+            let candidate = backend(kind)?;
+            if shared_encoder && !candidate.records_into_shared_encoder() {
+                return Err("records raw Vulkan commands, which cannot share a wgpu encoder (use Context::record or Context::run)".into());
+            }
+            candidate.supports(gemm)
+        };
+        if let BackendChoice::Force(kind) = self.choice {
+            let source = if self.from_environment {
+                "COOPGEMM_BACKEND"
+            } else {
+                "BackendChoice::Force"
+            };
+            return match usable(kind) {
+                Ok(()) => Ok(Selection {
+                    backend: kind,
+                    reason: format!("forced by {source}"),
+                    rejected: Vec::new(),
+                }),
+                Err(reason) => Err(Error::Unsupported {
+                    backend: kind,
+                    reason: format!("forced by {source}, but {reason}"),
+                }),
+            };
+        }
+        let mut rejected = Vec::new();
+        for kind in BackendKind::ALL {
+            match usable(kind) {
+                Ok(()) => {
+                    if kind == BackendKind::Coopmat && gemm.gemm.types == GemmTypes::F32 {
+                        let work = gemm.gemm.m as f64
+                            * gemm.gemm.n as f64
+                            * gemm.gemm.k as f64
+                            * gemm.gemm.batch as f64;
+                        if work < COOPMAT_MIN_MULTIPLY_ADDS && usable(BackendKind::Simt).is_ok() {
+                            rejected.push((
+                                kind,
+                                format!(
+                                    "{work} multiply-adds are too few to pay for tensor-core tiles"
+                                ),
+                            ));
+                            continue;
+                        }
+                    }
+                    let reason = match kind {
+                        BackendKind::Coopmat => format!(
+                            "the device has cooperative matrices for {}",
+                            gemm.gemm.types
+                        ),
+                        BackendKind::Simt if rejected.is_empty() => {
+                            "the fastest backend available".to_string()
+                        }
+                        BackendKind::Simt => format!(
+                            "fallback: {}",
+                            rejected
+                                .iter()
+                                .map(|(k, why)| format!("{k}: {why}"))
+                                .collect::<Vec<_>>()
+                                .join("; ")
+                        ),
+                    };
+                    return Ok(Selection {
+                        backend: kind,
+                        reason,
+                        rejected,
+                    });
+                }
+                Err(reason) => rejected.push((kind, reason)),
+            }
+        }
+        Err(Error::NoBackend { reasons: rejected })
+    }
+}

@@ -1,0 +1,325 @@
+//! Opening a wgpu device whose `VkDevice` has what the cooperative-matrix kernels need,
+//! and finding out what a device someone else opened has.
+//!
+//! Route: our own `vkCreateDevice` with wgpu-hal's extension list and feature chain, plus
+//! ours, handed to wgpu with `Adapter::device_from_raw` and `create_device_from_hal`.
+//! wgpu-hal already chains (and would duplicate) `VulkanMemoryModelFeatures`,
+//! `SubgroupSizeControlFeatures` and `ShaderFloat16Int8Features`, with the bits we need
+//! set to false, so those are patched in place in wgpu's chain rather than pushed again.
+
+use std::ffi::CStr;
+
+use ash::vk;
+use wgpu::hal::api::Vulkan;
+
+/// `VK_KHR_shader_bfloat16`, which ash 0.38 predates.
+pub(crate) const BFLOAT16_EXTENSION: &CStr = c"VK_KHR_shader_bfloat16";
+/// `VK_COMPONENT_TYPE_BFLOAT16_KHR`.
+pub(crate) const COMPONENT_TYPE_BFLOAT16: vk::ComponentTypeKHR =
+    vk::ComponentTypeKHR::from_raw(1_000_141_000);
+
+/// `VkPhysicalDeviceShaderBfloat16FeaturesKHR`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ShaderBfloat16Features {
+    s_type: vk::StructureType,
+    p_next: *mut std::ffi::c_void,
+    shader_bfloat16_type: vk::Bool32,
+    shader_bfloat16_dot_product: vk::Bool32,
+    shader_bfloat16_cooperative_matrix: vk::Bool32,
+}
+
+impl Default for ShaderBfloat16Features {
+    fn default() -> Self {
+        ShaderBfloat16Features {
+            s_type: vk::StructureType::from_raw(1_000_141_000),
+            p_next: std::ptr::null_mut(),
+            shader_bfloat16_type: vk::FALSE,
+            shader_bfloat16_dot_product: vk::FALSE,
+            shader_bfloat16_cooperative_matrix: vk::FALSE,
+        }
+    }
+}
+
+// SAFETY: the struct has the layout of VkPhysicalDeviceShaderBfloat16FeaturesKHR (sType,
+// pNext, three VkBool32), which the spec lets extend both of these structures.
+unsafe impl vk::ExtendsPhysicalDeviceFeatures2 for ShaderBfloat16Features {}
+// SAFETY: as above.
+unsafe impl vk::ExtendsDeviceCreateInfo for ShaderBfloat16Features {}
+// SAFETY: ash's TaggedStructure only reads STRUCTURE_TYPE for push_next bookkeeping.
+unsafe impl vk::TaggedStructure for ShaderBfloat16Features {
+    const STRUCTURE_TYPE: vk::StructureType = vk::StructureType::from_raw(1_000_141_000);
+}
+
+/// What a device has enabled that the cooperative-matrix kernels care about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct EnabledFeatures {
+    /// `VK_KHR_cooperative_matrix` with `cooperativeMatrix`.
+    pub cooperative_matrix: bool,
+    /// `vulkanMemoryModel` and `vulkanMemoryModelDeviceScope` (GLSL coopmat needs them).
+    pub vulkan_memory_model: bool,
+    /// `shaderFloat16` and 16-bit storage-buffer access.
+    pub float16: bool,
+    /// `shaderInt8` and 8-bit storage-buffer access.
+    pub int8: bool,
+    /// `VK_KHR_shader_bfloat16` with bf16 types and bf16 cooperative matrices.
+    pub bfloat16: bool,
+    /// `subgroupSizeControl` (pipelines may require a subgroup size).
+    pub subgroup_size_control: bool,
+    /// `computeFullSubgroups` (pipelines may require full subgroups).
+    pub full_subgroups: bool,
+}
+
+fn has_extension(extensions: &[&CStr], name: &CStr) -> bool {
+    extensions.contains(&name)
+}
+
+/// What a wgpu device that coopgemm did not open is known to have enabled: only what wgpu's
+/// own features imply (`EXPERIMENTAL_COOPERATIVE_MATRIX` enables the extension, its feature
+/// and the memory model; `SHADER_F16` enables f16 and 16-bit storage).
+pub(crate) fn enabled_by_wgpu(device: &wgpu::Device) -> EnabledFeatures {
+    // SAFETY: as_hal only borrows the hal device through an Arc guard; nothing is destroyed.
+    let Some(hal_device) = (unsafe { device.as_hal::<Vulkan>() }) else {
+        return EnabledFeatures::default();
+    };
+    let extensions = hal_device.enabled_device_extensions();
+    let features = device.features();
+    let coop = features.contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX)
+        && has_extension(extensions, ash::khr::cooperative_matrix::NAME);
+    EnabledFeatures {
+        cooperative_matrix: coop,
+        vulkan_memory_model: coop,
+        float16: features.contains(wgpu::Features::SHADER_F16),
+        int8: false,
+        bfloat16: false,
+        // wgpu enables subgroupSizeControl on every Vulkan 1.3 device, never computeFullSubgroups.
+        subgroup_size_control: false,
+        full_subgroups: false,
+    }
+}
+
+/// Supported bits of the physical device, queried with `vkGetPhysicalDeviceFeatures2`.
+#[derive(Debug, Clone, Copy, Default)]
+struct Supported {
+    cooperative_matrix: bool,
+    memory_model: bool,
+    float16: bool,
+    int8: bool,
+    storage16: bool,
+    storage8: bool,
+    bfloat16: bool,
+    subgroup_size_control: bool,
+    full_subgroups: bool,
+}
+
+fn query_supported(
+    instance: &ash::Instance,
+    physical_device: vk::PhysicalDevice,
+    has_bf16_extension: bool,
+) -> Supported {
+    let mut cooperative = vk::PhysicalDeviceCooperativeMatrixFeaturesKHR::default();
+    let mut memory_model = vk::PhysicalDeviceVulkanMemoryModelFeatures::default();
+    let mut float16_int8 = vk::PhysicalDeviceShaderFloat16Int8Features::default();
+    let mut storage16 = vk::PhysicalDevice16BitStorageFeatures::default();
+    let mut storage8 = vk::PhysicalDevice8BitStorageFeatures::default();
+    let mut subgroup = vk::PhysicalDeviceSubgroupSizeControlFeatures::default();
+    let mut bfloat16 = ShaderBfloat16Features::default();
+    let mut features2 = vk::PhysicalDeviceFeatures2::default()
+        .push_next(&mut cooperative)
+        .push_next(&mut memory_model)
+        .push_next(&mut float16_int8)
+        .push_next(&mut storage16)
+        .push_next(&mut storage8)
+        .push_next(&mut subgroup);
+    if has_bf16_extension {
+        features2 = features2.push_next(&mut bfloat16);
+    }
+    // SAFETY: every struct in the chain is a valid, writable feature struct that outlives the
+    // call; the bf16 struct is chained only when the device lists its extension.
+    unsafe { instance.get_physical_device_features2(physical_device, &mut features2) };
+    Supported {
+        cooperative_matrix: cooperative.cooperative_matrix == vk::TRUE,
+        memory_model: memory_model.vulkan_memory_model == vk::TRUE
+            && memory_model.vulkan_memory_model_device_scope == vk::TRUE,
+        float16: float16_int8.shader_float16 == vk::TRUE,
+        int8: float16_int8.shader_int8 == vk::TRUE,
+        storage16: storage16.storage_buffer16_bit_access == vk::TRUE,
+        storage8: storage8.storage_buffer8_bit_access == vk::TRUE,
+        bfloat16: has_bf16_extension
+            && bfloat16.shader_bfloat16_type == vk::TRUE
+            && bfloat16.shader_bfloat16_cooperative_matrix == vk::TRUE,
+        subgroup_size_control: subgroup.subgroup_size_control == vk::TRUE,
+        full_subgroups: subgroup.compute_full_subgroups == vk::TRUE,
+    }
+}
+
+/// Opens `adapter` as a device with the cooperative-matrix extensions. `Ok(None)` when the
+/// adapter has no `VK_KHR_cooperative_matrix` (the caller opens a plain device instead).
+pub(crate) fn open_with_coopmat(
+    adapter: &wgpu::Adapter,
+    descriptor: &wgpu::DeviceDescriptor<'_>,
+) -> Result<Option<(wgpu::Device, wgpu::Queue, EnabledFeatures)>, String> {
+    // SAFETY: as_hal borrows the hal adapter through an Arc guard; it is not destroyed.
+    let Some(hal_adapter) = (unsafe { adapter.as_hal::<Vulkan>() }) else {
+        return Ok(None);
+    };
+    let capabilities = hal_adapter.physical_device_capabilities();
+    if !capabilities.supports_extension(ash::khr::cooperative_matrix::NAME) {
+        return Ok(None);
+    }
+    let instance = hal_adapter.shared_instance().raw_instance();
+    let physical_device = hal_adapter.raw_physical_device();
+    let api_version = capabilities.properties().api_version;
+    let has_bf16_extension = capabilities.supports_extension(BFLOAT16_EXTENSION);
+    let supported = query_supported(instance, physical_device, has_bf16_extension);
+    if !supported.cooperative_matrix || !supported.memory_model {
+        return Err("the device lists VK_KHR_cooperative_matrix but lacks cooperativeMatrix or vulkanMemoryModel".into());
+    }
+    if api_version < vk::API_VERSION_1_2 {
+        return Err("cooperative-matrix kernels need Vulkan 1.2 or newer".into());
+    }
+
+    let features = descriptor.required_features;
+    let mut extensions = hal_adapter.required_device_extensions(features);
+    for extension in [ash::khr::cooperative_matrix::NAME]
+        .into_iter()
+        .chain(has_bf16_extension.then_some(BFLOAT16_EXTENSION))
+    {
+        if !extensions.contains(&extension) {
+            extensions.push(extension);
+        }
+    }
+    let mut wgpu_features = hal_adapter.physical_device_features(&extensions, features);
+    let enabled = EnabledFeatures {
+        cooperative_matrix: true,
+        vulkan_memory_model: true,
+        float16: supported.float16 && supported.storage16,
+        int8: supported.int8 && supported.storage8,
+        bfloat16: supported.bfloat16,
+        subgroup_size_control: supported.subgroup_size_control,
+        full_subgroups: supported.full_subgroups,
+    };
+
+    let priorities = [1.0f32];
+    // wgpu-hal opens queue family 0, index 0 on its own route too; keep it the same.
+    let queue_info = [vk::DeviceQueueCreateInfo::default()
+        .queue_family_index(0)
+        .queue_priorities(&priorities)];
+    let extension_pointers: Vec<*const std::ffi::c_char> =
+        extensions.iter().map(|name| name.as_ptr()).collect();
+    let mut cooperative =
+        vk::PhysicalDeviceCooperativeMatrixFeaturesKHR::default().cooperative_matrix(true);
+    let mut storage8 =
+        vk::PhysicalDevice8BitStorageFeatures::default().storage_buffer8_bit_access(enabled.int8);
+    let mut bfloat16 = ShaderBfloat16Features {
+        shader_bfloat16_type: enabled.bfloat16.into(),
+        shader_bfloat16_cooperative_matrix: enabled.bfloat16.into(),
+        ..Default::default()
+    };
+    let mut info = vk::DeviceCreateInfo::default()
+        .queue_create_infos(&queue_info)
+        .enabled_extension_names(&extension_pointers);
+    info = wgpu_features.add_to_device_create(info);
+    info = info.push_next(&mut cooperative).push_next(&mut storage8);
+    if has_bf16_extension {
+        info = info.push_next(&mut bfloat16);
+    }
+    // Structures wgpu chains for every Vulkan >= 1.2 (memory model) or 1.3 (subgroup size
+    // control) device, or for any device with shaderInt8: patched where they are, added if absent.
+    let mut memory_model = vk::PhysicalDeviceVulkanMemoryModelFeatures::default();
+    let mut float16_int8 = vk::PhysicalDeviceShaderFloat16Int8Features::default();
+    let mut storage16 = vk::PhysicalDevice16BitStorageFeatures::default();
+    let mut subgroup = vk::PhysicalDeviceSubgroupSizeControlFeatures::default();
+    let mut found = [false; 4];
+    let mut next = info.p_next as *mut vk::BaseOutStructure<'_>;
+    while !next.is_null() {
+        // SAFETY: `next` walks the pNext chain built just above; every element is a live
+        // Vulkan structure starting with sType/pNext (wgpu's structs borrow `wgpu_features`,
+        // ours borrow locals, all alive until vkCreateDevice returns). Casting to the
+        // struct its sType names is how Vulkan chains are read.
+        unsafe {
+            match (*next).s_type {
+                vk::StructureType::PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES => {
+                    let s = &mut *(next as *mut vk::PhysicalDeviceVulkanMemoryModelFeatures<'_>);
+                    s.vulkan_memory_model = vk::TRUE;
+                    s.vulkan_memory_model_device_scope = vk::TRUE;
+                    found[0] = true;
+                }
+                vk::StructureType::PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES => {
+                    let s = &mut *(next as *mut vk::PhysicalDeviceShaderFloat16Int8Features<'_>);
+                    s.shader_float16 |= vk::Bool32::from(enabled.float16);
+                    s.shader_int8 |= vk::Bool32::from(enabled.int8);
+                    found[1] = true;
+                }
+                vk::StructureType::PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES => {
+                    let s = &mut *(next as *mut vk::PhysicalDevice16BitStorageFeatures<'_>);
+                    s.storage_buffer16_bit_access |= vk::Bool32::from(enabled.float16);
+                    found[2] = true;
+                }
+                vk::StructureType::PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES => {
+                    let s = &mut *(next as *mut vk::PhysicalDeviceSubgroupSizeControlFeatures<'_>);
+                    s.subgroup_size_control |= vk::Bool32::from(enabled.subgroup_size_control);
+                    s.compute_full_subgroups |= vk::Bool32::from(enabled.full_subgroups);
+                    found[3] = true;
+                }
+                _ => {}
+            }
+            next = (*next).p_next;
+        }
+    }
+    if !found[0] {
+        memory_model = memory_model
+            .vulkan_memory_model(true)
+            .vulkan_memory_model_device_scope(true);
+        info = info.push_next(&mut memory_model);
+    }
+    if !found[1] {
+        float16_int8 = float16_int8
+            .shader_float16(enabled.float16)
+            .shader_int8(enabled.int8);
+        info = info.push_next(&mut float16_int8);
+    }
+    if !found[2] {
+        storage16 = storage16.storage_buffer16_bit_access(enabled.float16);
+        info = info.push_next(&mut storage16);
+    }
+    if !found[3] && api_version >= vk::API_VERSION_1_3 {
+        subgroup = subgroup
+            .subgroup_size_control(enabled.subgroup_size_control)
+            .compute_full_subgroups(enabled.full_subgroups);
+        info = info.push_next(&mut subgroup);
+    }
+    let enabled = EnabledFeatures {
+        subgroup_size_control: enabled.subgroup_size_control && api_version >= vk::API_VERSION_1_3,
+        full_subgroups: enabled.full_subgroups && api_version >= vk::API_VERSION_1_3,
+        ..enabled
+    };
+
+    // SAFETY: `info` is a valid VkDeviceCreateInfo: the extensions are ones the physical
+    // device lists (wgpu's list plus ours, each checked above), every feature bit set is one
+    // `query_supported` reported as supported, and no structure type appears twice (wgpu's
+    // structs were patched in place, ours are types wgpu never chains).
+    let raw_device = unsafe { instance.create_device(physical_device, &info, None) }
+        .map_err(|e| format!("vkCreateDevice: {e}"))?;
+    // SAFETY: raw_device was created from this adapter's physical device, with queue family
+    // 0, `extensions` (a superset of required_device_extensions(features)) and wgpu's feature
+    // chain for them (plus bits it does not know). `None` hands ownership to wgpu-hal.
+    let open = unsafe {
+        hal_adapter.device_from_raw(
+            raw_device,
+            None,
+            &extensions,
+            features,
+            &descriptor.required_limits,
+            &descriptor.memory_hints,
+            0,
+            0,
+        )
+    }
+    .map_err(|e| format!("wgpu-hal rejected the device: {e}"))?;
+    // SAFETY: `open` comes from this adapter, and `descriptor` asks for exactly the features
+    // and limits the hal device was opened with.
+    let (device, queue) = unsafe { adapter.create_device_from_hal(open, descriptor) }
+        .map_err(|e| format!("wgpu rejected the device: {e}"))?;
+    Ok(Some((device, queue, enabled)))
+}

@@ -1,0 +1,577 @@
+//! Recording the cooperative-matrix kernels with raw Vulkan on wgpu's device and buffers.
+//!
+//! See the [module docs](super) for the synchronisation and lifetime scheme.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use ash::vk;
+use wgpu::hal::api::Vulkan;
+
+use super::device::EnabledFeatures;
+use crate::bindings::{BindingPlan, BoundRange, GemmBuffers};
+use crate::error::{Error, Result};
+
+/// The kernels' push-constant block; mirrors `Params` in `glsl/gemm_coopmat.comp`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+pub(crate) struct PushConstants {
+    pub m: u32,
+    pub n: u32,
+    pub k: u32,
+    pub lda: u32,
+    pub ldb: u32,
+    pub ldc: u32,
+    pub a_offset: u32,
+    pub b_offset: u32,
+    pub c_offset: u32,
+    pub a_batch_stride: u32,
+    pub b_batch_stride: u32,
+    pub c_batch_stride: u32,
+    pub alpha: f32,
+    pub beta: f32,
+}
+
+/// Everything that identifies one compiled pipeline.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) struct PipelineKey {
+    /// The SPIR-V module (one per type combination).
+    pub module: &'static str,
+    /// Specialization constants, indexed by `constant_id`.
+    pub constants: Vec<u32>,
+    /// Subgroup size the pipeline requires (0: leave it to the driver).
+    pub required_subgroup_size: u32,
+}
+
+/// Sets handed out for one recorded GEMM, kept until the GPU has run it.
+struct InFlight {
+    /// Set by the GPU right after the GEMM's dispatch.
+    finished: vk::Event,
+    descriptor_set: vk::DescriptorSet,
+    /// Clones keep the user's buffers alive while raw commands use them.
+    _buffers: [wgpu::Buffer; 3],
+}
+
+#[derive(Default)]
+struct Recycler {
+    pools: Vec<vk::DescriptorPool>,
+    free_sets: Vec<vk::DescriptorSet>,
+    free_events: Vec<vk::Event>,
+    in_flight: Vec<InFlight>,
+}
+
+const SETS_PER_POOL: u32 = 64;
+
+/// Raw Vulkan objects of the cooperative-matrix backend on one device.
+pub(crate) struct VulkanKernels {
+    /// Keeps the VkDevice alive (wgpu destroys it with its last Device/Queue/resource).
+    wgpu_device: wgpu::Device,
+    device: ash::Device,
+    enabled: EnabledFeatures,
+    set_layout: vk::DescriptorSetLayout,
+    pipeline_layout: vk::PipelineLayout,
+    pipeline_cache: vk::PipelineCache,
+    modules: Mutex<HashMap<&'static str, vk::ShaderModule>>,
+    pipelines: Mutex<HashMap<PipelineKey, vk::Pipeline>>,
+    recycler: Mutex<Recycler>,
+    /// A wgpu pass that binds the same ranges read-write, so that wgpu initialises them
+    /// (zero-fills never-written memory) and tracks them, before the raw commands run.
+    touch_pipeline: wgpu::ComputePipeline,
+    touch_layout: wgpu::BindGroupLayout,
+}
+
+impl std::fmt::Debug for VulkanKernels {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("VulkanKernels")
+            .field("enabled", &self.enabled)
+            .finish_non_exhaustive()
+    }
+}
+
+fn vk_error(what: &str) -> impl FnOnce(vk::Result) -> Error + '_ {
+    move |e| Error::Device(format!("{what}: {e}"))
+}
+
+fn touch_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only: false },
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    }
+}
+
+impl VulkanKernels {
+    /// Creates the layouts for `device` (a Vulkan wgpu device).
+    pub(crate) fn new(
+        wgpu_device: &wgpu::Device,
+        enabled: EnabledFeatures,
+    ) -> std::result::Result<VulkanKernels, String> {
+        // SAFETY: as_hal borrows the hal device through an Arc guard; the ash::Device clone
+        // is a handle + function table, valid while `wgpu_device` (kept below) lives.
+        let device = unsafe { wgpu_device.as_hal::<Vulkan>() }
+            .ok_or("not a Vulkan device")?
+            .raw_device()
+            .clone();
+        let bindings: Vec<_> = (0..3)
+            .map(|binding| {
+                vk::DescriptorSetLayoutBinding::default()
+                    .binding(binding)
+                    .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                    .descriptor_count(1)
+                    .stage_flags(vk::ShaderStageFlags::COMPUTE)
+            })
+            .collect();
+        // SAFETY: valid create info; the layout is destroyed in Drop, before `wgpu_device` drops.
+        let set_layout = unsafe {
+            device.create_descriptor_set_layout(
+                &vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings),
+                None,
+            )
+        }
+        .map_err(|e| format!("vkCreateDescriptorSetLayout: {e}"))?;
+        let push_range = [vk::PushConstantRange::default()
+            .stage_flags(vk::ShaderStageFlags::COMPUTE)
+            .size(std::mem::size_of::<PushConstants>() as u32)];
+        let set_layouts = [set_layout];
+        // SAFETY: as above.
+        let pipeline_layout = unsafe {
+            device.create_pipeline_layout(
+                &vk::PipelineLayoutCreateInfo::default()
+                    .set_layouts(&set_layouts)
+                    .push_constant_ranges(&push_range),
+                None,
+            )
+        }
+        .map_err(|e| format!("vkCreatePipelineLayout: {e}"))?;
+        // SAFETY: as above.
+        let pipeline_cache =
+            unsafe { device.create_pipeline_cache(&vk::PipelineCacheCreateInfo::default(), None) }
+                .map_err(|e| format!("vkCreatePipelineCache: {e}"))?;
+
+        let touch_layout = wgpu_device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("coopgemm coopmat init"),
+            entries: &[touch_entry(0), touch_entry(1), touch_entry(2)],
+        });
+        let touch_module = wgpu_device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("coopgemm coopmat init"),
+            source: wgpu::ShaderSource::Wgsl("@compute @workgroup_size(1) fn main() {}".into()),
+        });
+        let touch_pipeline_layout =
+            wgpu_device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some("coopgemm coopmat init"),
+                bind_group_layouts: &[Some(&touch_layout)],
+                immediate_size: 0,
+            });
+        let touch_pipeline =
+            wgpu_device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some("coopgemm coopmat init"),
+                layout: Some(&touch_pipeline_layout),
+                module: &touch_module,
+                entry_point: Some("main"),
+                compilation_options: Default::default(),
+                cache: None,
+            });
+        Ok(VulkanKernels {
+            wgpu_device: wgpu_device.clone(),
+            device,
+            enabled,
+            set_layout,
+            pipeline_layout,
+            pipeline_cache,
+            modules: Mutex::new(HashMap::new()),
+            pipelines: Mutex::new(HashMap::new()),
+            recycler: Mutex::new(Recycler::default()),
+            touch_pipeline,
+            touch_layout,
+        })
+    }
+
+    fn module(&self, name: &'static str, spirv: &[u32]) -> Result<vk::ShaderModule> {
+        let mut modules = self
+            .modules
+            .lock()
+            .map_err(|_| Error::Pipeline("module cache poisoned".into()))?;
+        if let Some(module) = modules.get(name) {
+            return Ok(*module);
+        }
+        // SAFETY: `spirv` is a complete module that passed spirv-val at build time (a test
+        // checks it); the module is destroyed in Drop.
+        let module = unsafe {
+            self.device
+                .create_shader_module(&vk::ShaderModuleCreateInfo::default().code(spirv), None)
+        }
+        .map_err(vk_error("vkCreateShaderModule"))?;
+        modules.insert(name, module);
+        Ok(module)
+    }
+
+    /// The pipeline for `key`, built on first use.
+    pub(crate) fn pipeline(&self, key: &PipelineKey, spirv: &[u32]) -> Result<vk::Pipeline> {
+        // Held while building, so that two threads never build (and leak) the same pipeline.
+        let mut pipelines = self
+            .pipelines
+            .lock()
+            .map_err(|_| Error::Pipeline("pipeline cache poisoned".into()))?;
+        if let Some(pipeline) = pipelines.get(key) {
+            return Ok(*pipeline);
+        }
+        let module = self.module(key.module, spirv)?;
+        let entries: Vec<vk::SpecializationMapEntry> = (0..key.constants.len() as u32)
+            .map(|id| {
+                vk::SpecializationMapEntry::default()
+                    .constant_id(id)
+                    .offset(id * 4)
+                    .size(4)
+            })
+            .collect();
+        let data: &[u8] = bytemuck::cast_slice(&key.constants);
+        let specialization = vk::SpecializationInfo::default()
+            .map_entries(&entries)
+            .data(data);
+        let mut required_size = vk::PipelineShaderStageRequiredSubgroupSizeCreateInfo::default()
+            .required_subgroup_size(key.required_subgroup_size);
+        let mut stage = vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::COMPUTE)
+            .module(module)
+            .name(c"main")
+            .specialization_info(&specialization);
+        if key.required_subgroup_size != 0 && self.enabled.subgroup_size_control {
+            stage = stage.push_next(&mut required_size);
+        }
+        if self.enabled.full_subgroups {
+            stage = stage.flags(vk::PipelineShaderStageCreateFlags::REQUIRE_FULL_SUBGROUPS_EXT);
+        }
+        let info = [vk::ComputePipelineCreateInfo::default()
+            .stage(stage)
+            .layout(self.pipeline_layout)];
+        log::debug!(
+            "coopmat: building pipeline {} {:?}",
+            key.module,
+            key.constants
+        );
+        let started = std::time::Instant::now();
+        // SAFETY: the module, layout and cache are live objects of this device; the
+        // specialization data holds one u32 per map entry; a required subgroup size is only
+        // chained when subgroupSizeControl is enabled (the backend picks it in the device's
+        // [min, max] range), and REQUIRE_FULL_SUBGROUPS only with computeFullSubgroups.
+        let pipeline = unsafe {
+            self.device
+                .create_compute_pipelines(self.pipeline_cache, &info, None)
+        }
+        .map_err(|(_, e)| Error::Pipeline(format!("vkCreateComputePipelines: {e}")))?[0];
+        log::debug!(
+            "coopmat: pipeline built in {:.1} ms",
+            started.elapsed().as_secs_f64() * 1e3
+        );
+        pipelines.insert(key.clone(), pipeline);
+        Ok(pipeline)
+    }
+
+    /// Frees the sets and events of GEMMs the GPU has finished, and drops their buffer clones.
+    fn reclaim(&self, recycler: &mut Recycler) -> Result<()> {
+        let mut index = 0;
+        while index < recycler.in_flight.len() {
+            let event = recycler.in_flight[index].finished;
+            // SAFETY: the event is a live object of this device.
+            let done = unsafe { self.device.get_event_status(event) }
+                .map_err(vk_error("vkGetEventStatus"))?;
+            if done {
+                let finished = recycler.in_flight.swap_remove(index);
+                // SAFETY: the event is signalled, so the command that set it has executed and
+                // nothing waits on it; the descriptor set was only read by the dispatch before it.
+                unsafe { self.device.reset_event(finished.finished) }
+                    .map_err(vk_error("vkResetEvent"))?;
+                recycler.free_events.push(finished.finished);
+                recycler.free_sets.push(finished.descriptor_set);
+            } else {
+                index += 1;
+            }
+        }
+        Ok(())
+    }
+
+    fn acquire(&self, recycler: &mut Recycler) -> Result<(vk::DescriptorSet, vk::Event)> {
+        if recycler.free_sets.is_empty() {
+            let sizes = [vk::DescriptorPoolSize::default()
+                .ty(vk::DescriptorType::STORAGE_BUFFER)
+                .descriptor_count(3 * SETS_PER_POOL)];
+            // SAFETY: valid create info; pools are destroyed in Drop.
+            let pool = unsafe {
+                self.device.create_descriptor_pool(
+                    &vk::DescriptorPoolCreateInfo::default()
+                        .max_sets(SETS_PER_POOL)
+                        .pool_sizes(&sizes),
+                    None,
+                )
+            }
+            .map_err(vk_error("vkCreateDescriptorPool"))?;
+            recycler.pools.push(pool);
+            let layouts = vec![self.set_layout; SETS_PER_POOL as usize];
+            // SAFETY: the pool was sized for exactly these sets.
+            let sets = unsafe {
+                self.device.allocate_descriptor_sets(
+                    &vk::DescriptorSetAllocateInfo::default()
+                        .descriptor_pool(pool)
+                        .set_layouts(&layouts),
+                )
+            }
+            .map_err(vk_error("vkAllocateDescriptorSets"))?;
+            recycler.free_sets.extend(sets);
+        }
+        let event = match recycler.free_events.pop() {
+            Some(event) => event,
+            // SAFETY: valid create info; events are destroyed in Drop.
+            None => unsafe {
+                self.device
+                    .create_event(&vk::EventCreateInfo::default(), None)
+            }
+            .map_err(vk_error("vkCreateEvent"))?,
+        };
+        let set = recycler
+            .free_sets
+            .pop()
+            .ok_or_else(|| Error::Device("no descriptor set".into()))?;
+        Ok((set, event))
+    }
+
+    /// Number of GEMMs recorded whose completion has not been observed yet.
+    pub(crate) fn in_flight(&self) -> usize {
+        self.recycler
+            .lock()
+            .map(|mut r| {
+                let _ = self.reclaim(&mut r);
+                r.in_flight.len()
+            })
+            .unwrap_or(0)
+    }
+
+    /// Counts of the raw objects this backend owns: (pipelines, descriptor pools, events).
+    pub(crate) fn object_counts(&self) -> (usize, usize, usize) {
+        let pipelines = self.pipelines.lock().map(|p| p.len()).unwrap_or(0);
+        let (pools, events) = self
+            .recycler
+            .lock()
+            .map(|r| (r.pools.len(), r.free_events.len() + r.in_flight.len()))
+            .unwrap_or((0, 0));
+        (pipelines, pools, events)
+    }
+
+    /// Records one dispatch of `pipeline` over `grid` workgroups and returns the command
+    /// buffers to submit, in order: a wgpu pass that initialises and tracks the buffers, then
+    /// the raw commands.
+    pub(crate) fn record(
+        &self,
+        pipeline: vk::Pipeline,
+        buffers: &GemmBuffers<'_>,
+        plan: &BindingPlan,
+        push: &PushConstants,
+        grid: [u32; 3],
+    ) -> Result<Vec<wgpu::CommandBuffer>> {
+        let touch = self.touch_pass(buffers, plan);
+
+        let raw_buffers = [buffers.a, buffers.b, buffers.c].map(|buffer| {
+            // SAFETY: the guard (which holds wgpu's snatch lock) is dropped at the end of the
+            // statement; the handle stays valid while the clone kept in `InFlight` lives and
+            // the buffer is not destroyed explicitly, which wgpu rejects at submit (the
+            // touch pass in the same submission uses it).
+            unsafe { buffer.as_hal::<Vulkan>().map(|b| b.raw_handle()) }
+        });
+        let [Some(raw_a), Some(raw_b), Some(raw_c)] = raw_buffers else {
+            return Err(Error::Device(
+                "a buffer is not a Vulkan buffer of this device".into(),
+            ));
+        };
+
+        let mut recycler = self
+            .recycler
+            .lock()
+            .map_err(|_| Error::Device("recycler poisoned".into()))?;
+        self.reclaim(&mut recycler)?;
+        let (set, event) = self.acquire(&mut recycler)?;
+        let infos = [(raw_a, &plan.a), (raw_b, &plan.b), (raw_c, &plan.c)].map(
+            |(buffer, range): (vk::Buffer, &BoundRange)| {
+                [vk::DescriptorBufferInfo::default()
+                    .buffer(buffer)
+                    .offset(range.offset_bytes)
+                    .range(range.size_bytes)]
+            },
+        );
+        let writes: Vec<vk::WriteDescriptorSet> = infos
+            .iter()
+            .enumerate()
+            .map(|(binding, info)| {
+                vk::WriteDescriptorSet::default()
+                    .dst_set(set)
+                    .dst_binding(binding as u32)
+                    .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                    .buffer_info(info)
+            })
+            .collect();
+        // SAFETY: the set is not in use by any pending command buffer (fresh, or reclaimed
+        // after its event was observed set); the buffers are live and the ranges were checked
+        // against their sizes and the device's alignment by BindingPlan.
+        unsafe { self.device.update_descriptor_sets(&writes, &[]) };
+
+        let mut encoder =
+            self.wgpu_device
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                    label: Some("coopgemm coopmat"),
+                });
+        let device = &self.device;
+        let pipeline_layout = self.pipeline_layout;
+        // SAFETY: the encoder is fresh, so no wgpu commands are mixed in; the command buffer
+        // is in the recording state wgpu began; everything bound is a live object of this
+        // device; the push constants match the layout's single 56-byte range. The first barrier
+        // orders all earlier writes (wgpu's uploads and clears, the touch pass) before the
+        // shader's reads and writes; the last makes the shader's writes visible to whatever
+        // wgpu records next. The event tells `reclaim` when the dispatch has finished.
+        let recorded = unsafe {
+            encoder.as_hal_mut::<Vulkan, _, _>(|hal_encoder| {
+                let Some(hal_encoder) = hal_encoder else {
+                    return false;
+                };
+                let command_buffer = hal_encoder.raw_handle();
+                device.cmd_pipeline_barrier(
+                    command_buffer,
+                    vk::PipelineStageFlags::ALL_COMMANDS,
+                    vk::PipelineStageFlags::COMPUTE_SHADER,
+                    vk::DependencyFlags::empty(),
+                    &[vk::MemoryBarrier::default()
+                        .src_access_mask(vk::AccessFlags::MEMORY_WRITE)
+                        .dst_access_mask(
+                            vk::AccessFlags::SHADER_READ | vk::AccessFlags::SHADER_WRITE,
+                        )],
+                    &[],
+                    &[],
+                );
+                device.cmd_bind_pipeline(command_buffer, vk::PipelineBindPoint::COMPUTE, pipeline);
+                device.cmd_bind_descriptor_sets(
+                    command_buffer,
+                    vk::PipelineBindPoint::COMPUTE,
+                    pipeline_layout,
+                    0,
+                    &[set],
+                    &[],
+                );
+                device.cmd_push_constants(
+                    command_buffer,
+                    pipeline_layout,
+                    vk::ShaderStageFlags::COMPUTE,
+                    0,
+                    bytemuck::bytes_of(push),
+                );
+                device.cmd_dispatch(command_buffer, grid[0], grid[1], grid[2]);
+                device.cmd_pipeline_barrier(
+                    command_buffer,
+                    vk::PipelineStageFlags::COMPUTE_SHADER,
+                    vk::PipelineStageFlags::ALL_COMMANDS,
+                    vk::DependencyFlags::empty(),
+                    &[vk::MemoryBarrier::default()
+                        .src_access_mask(vk::AccessFlags::SHADER_WRITE)
+                        .dst_access_mask(
+                            vk::AccessFlags::MEMORY_READ | vk::AccessFlags::MEMORY_WRITE,
+                        )],
+                    &[],
+                    &[],
+                );
+                device.cmd_set_event(
+                    command_buffer,
+                    event,
+                    vk::PipelineStageFlags::COMPUTE_SHADER,
+                );
+                true
+            })
+        };
+        if !recorded {
+            recycler.free_sets.push(set);
+            recycler.free_events.push(event);
+            return Err(Error::Device("wgpu gave no Vulkan command encoder".into()));
+        }
+        recycler.in_flight.push(InFlight {
+            finished: event,
+            descriptor_set: set,
+            _buffers: [buffers.a.clone(), buffers.b.clone(), buffers.c.clone()],
+        });
+        drop(recycler);
+        Ok(vec![touch, encoder.finish()])
+    }
+
+    fn touch_pass(&self, buffers: &GemmBuffers<'_>, plan: &BindingPlan) -> wgpu::CommandBuffer {
+        let bind_group = self
+            .wgpu_device
+            .create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("coopgemm coopmat init"),
+                layout: &self.touch_layout,
+                entries: &[
+                    plan.a.bind_group_entry(0, buffers.a),
+                    plan.b.bind_group_entry(1, buffers.b),
+                    plan.c.bind_group_entry(2, buffers.c),
+                ],
+            });
+        let mut encoder =
+            self.wgpu_device
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                    label: Some("coopgemm coopmat init"),
+                });
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("coopgemm coopmat init"),
+                timestamp_writes: None,
+            });
+            pass.set_pipeline(&self.touch_pipeline);
+            pass.set_bind_group(0, &bind_group, &[]);
+            pass.dispatch_workgroups(1, 1, 1);
+        }
+        encoder.finish()
+    }
+}
+
+impl Drop for VulkanKernels {
+    fn drop(&mut self) {
+        // Everything recorded so far was submitted through wgpu or never will be; wait for
+        // wgpu's queue, then see what finished.
+        let _ = self.wgpu_device.poll(wgpu::PollType::wait_indefinitely());
+        let Ok(mut recycler) = self.recycler.lock() else {
+            return;
+        };
+        let _ = self.reclaim(&mut recycler);
+        if !recycler.in_flight.is_empty() {
+            log::warn!(
+                "coopmat: {} recorded GEMMs never ran (command buffers not submitted?); leaking their Vulkan objects rather than freeing them under the GPU",
+                recycler.in_flight.len()
+            );
+            return;
+        }
+        // SAFETY: no command buffer that uses these objects is pending (all events observed
+        // set, wgpu's queue idle), and the VkDevice is alive (self.wgpu_device).
+        unsafe {
+            for event in recycler.free_events.drain(..) {
+                self.device.destroy_event(event, None);
+            }
+            for pool in recycler.pools.drain(..) {
+                self.device.destroy_descriptor_pool(pool, None);
+            }
+            if let Ok(mut pipelines) = self.pipelines.lock() {
+                for (_, pipeline) in pipelines.drain() {
+                    self.device.destroy_pipeline(pipeline, None);
+                }
+            }
+            if let Ok(mut modules) = self.modules.lock() {
+                for (_, module) in modules.drain() {
+                    self.device.destroy_shader_module(module, None);
+                }
+            }
+            self.device
+                .destroy_pipeline_cache(self.pipeline_cache, None);
+            self.device
+                .destroy_pipeline_layout(self.pipeline_layout, None);
+            self.device
+                .destroy_descriptor_set_layout(self.set_layout, None);
+        }
+    }
+}

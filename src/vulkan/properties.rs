@@ -1,0 +1,179 @@
+//! What the physical device says about cooperative matrices, subgroups and shared memory.
+
+use ash::vk;
+use wgpu::hal::api::Vulkan;
+
+use super::device::COMPONENT_TYPE_BFLOAT16;
+use crate::types::DType;
+
+/// One entry of `vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CoopmatShape {
+    /// Rows of the A and result matrices.
+    pub m: u32,
+    /// Columns of the B and result matrices.
+    pub n: u32,
+    /// Columns of A, rows of B.
+    pub k: u32,
+    /// Element type of A (`None`: a type coopgemm does not know).
+    pub a_type: Option<DType>,
+    /// Element type of B.
+    pub b_type: Option<DType>,
+    /// Element type of C.
+    pub c_type: Option<DType>,
+    /// Element type of the result.
+    pub result_type: Option<DType>,
+    /// Raw component types, for printing unknown ones.
+    pub raw_types: [i32; 4],
+    /// Whether the multiply-add saturates.
+    pub saturating: bool,
+    /// Whether the scope is a subgroup (the only scope the kernels use).
+    pub subgroup_scope: bool,
+}
+
+fn dtype(component: vk::ComponentTypeKHR) -> Option<DType> {
+    match component {
+        vk::ComponentTypeKHR::FLOAT32 => Some(DType::F32),
+        vk::ComponentTypeKHR::FLOAT16 => Some(DType::F16),
+        vk::ComponentTypeKHR::SINT8 => Some(DType::I8),
+        vk::ComponentTypeKHR::SINT32 => Some(DType::I32),
+        other if other == COMPONENT_TYPE_BFLOAT16 => Some(DType::BF16),
+        _ => None,
+    }
+}
+
+fn component_name(raw: i32) -> String {
+    match dtype(vk::ComponentTypeKHR::from_raw(raw)) {
+        Some(t) => t.name().to_string(),
+        None => match vk::ComponentTypeKHR::from_raw(raw) {
+            vk::ComponentTypeKHR::UINT8 => "u8".into(),
+            vk::ComponentTypeKHR::UINT32 => "u32".into(),
+            vk::ComponentTypeKHR::FLOAT64 => "f64".into(),
+            _ => format!("type{raw}"),
+        },
+    }
+}
+
+impl std::fmt::Display for CoopmatShape {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let [a, b, c, r] = self.raw_types.map(component_name);
+        write!(
+            f,
+            "M{} N{} K{} A {a} B {b} C {c} R {r}{} scope {}",
+            self.m,
+            self.n,
+            self.k,
+            if self.saturating { " saturating" } else { "" },
+            if self.subgroup_scope {
+                "subgroup"
+            } else {
+                "other"
+            }
+        )
+    }
+}
+
+/// The device facts the cooperative-matrix backend plans with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CoopmatDeviceInfo {
+    /// Every cooperative-matrix configuration the device lists.
+    pub shapes: Vec<CoopmatShape>,
+    /// The default subgroup size.
+    pub subgroup_size: u32,
+    /// Smallest subgroup size a pipeline may require.
+    pub min_subgroup_size: u32,
+    /// Largest subgroup size a pipeline may require.
+    pub max_subgroup_size: u32,
+    /// `maxComputeSharedMemorySize` in bytes.
+    pub shared_memory_bytes: u32,
+    /// `maxComputeWorkGroupInvocations`.
+    pub max_workgroup_invocations: u32,
+    /// `maxPushConstantsSize` in bytes.
+    pub max_push_constant_bytes: u32,
+    /// `maxComputeWorkGroupCount`.
+    pub max_workgroup_count: [u32; 3],
+    /// The device name.
+    pub device_name: String,
+    /// Whether the device lists `VK_NV_cooperative_matrix2`.
+    pub has_nv_cooperative_matrix2: bool,
+}
+
+/// Reads the facts for the physical device behind `device` (`None` if it is not Vulkan).
+pub(crate) fn query(device: &wgpu::Device) -> Option<CoopmatDeviceInfo> {
+    // SAFETY: as_hal borrows the hal device through an Arc guard; nothing is destroyed.
+    let hal_device = unsafe { device.as_hal::<Vulkan>() }?;
+    let shared = hal_device.shared_instance();
+    let instance = shared.raw_instance();
+    let physical_device = hal_device.raw_physical_device();
+    let loader = ash::khr::cooperative_matrix::Instance::new(shared.entry(), instance);
+    // SAFETY: the physical device belongs to this instance. The command is only called when
+    // the device lists VK_KHR_cooperative_matrix (checked through its extension list below).
+    let extensions = unsafe { instance.enumerate_device_extension_properties(physical_device) }
+        .unwrap_or_default();
+    let lists = |name: &std::ffi::CStr| {
+        extensions
+            .iter()
+            .any(|e| e.extension_name_as_c_str() == Ok(name))
+    };
+    let shapes = if lists(ash::khr::cooperative_matrix::NAME) {
+        // SAFETY: as above; the extension is listed, so the instance-level command exists.
+        unsafe { loader.get_physical_device_cooperative_matrix_properties(physical_device) }
+            .unwrap_or_default()
+            .iter()
+            .map(|p| CoopmatShape {
+                m: p.m_size,
+                n: p.n_size,
+                k: p.k_size,
+                a_type: dtype(p.a_type),
+                b_type: dtype(p.b_type),
+                c_type: dtype(p.c_type),
+                result_type: dtype(p.result_type),
+                raw_types: [
+                    p.a_type.as_raw(),
+                    p.b_type.as_raw(),
+                    p.c_type.as_raw(),
+                    p.result_type.as_raw(),
+                ],
+                saturating: p.saturating_accumulation == vk::TRUE,
+                subgroup_scope: p.scope == vk::ScopeKHR::SUBGROUP,
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let mut subgroup = vk::PhysicalDeviceSubgroupProperties::default();
+    let mut size_control = vk::PhysicalDeviceSubgroupSizeControlProperties::default();
+    let mut properties2 = vk::PhysicalDeviceProperties2::default()
+        .push_next(&mut subgroup)
+        .push_next(&mut size_control);
+    // SAFETY: both chained structs are valid output structs that outlive the call.
+    unsafe { instance.get_physical_device_properties2(physical_device, &mut properties2) };
+    let limits = properties2.properties.limits;
+    let device_name = properties2
+        .properties
+        .device_name_as_c_str()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let min_subgroup_size = if size_control.min_subgroup_size == 0 {
+        subgroup.subgroup_size
+    } else {
+        size_control.min_subgroup_size
+    };
+    let max_subgroup_size = if size_control.max_subgroup_size == 0 {
+        subgroup.subgroup_size
+    } else {
+        size_control.max_subgroup_size
+    };
+    Some(CoopmatDeviceInfo {
+        shapes,
+        subgroup_size: subgroup.subgroup_size,
+        min_subgroup_size,
+        max_subgroup_size,
+        shared_memory_bytes: limits.max_compute_shared_memory_size,
+        max_workgroup_invocations: limits.max_compute_work_group_invocations,
+        max_push_constant_bytes: limits.max_push_constants_size,
+        max_workgroup_count: limits.max_compute_work_group_count,
+        device_name,
+        has_nv_cooperative_matrix2: lists(c"VK_NV_cooperative_matrix2"),
+    })
+}

@@ -1,0 +1,193 @@
+//! The main job: multiply random matrices on the GPU, check them against the CPU reference,
+//! and report the time and throughput.
+//!
+//! ```text
+//! cargo run --release --example gemm -- [M [N [K]]] [--types f32|f16|f16acc16|bf16|i8] [--backend auto|simt|coopmat] [--runs N]
+//! ```
+//! One size given means M = N = K (default 1024). Set `RUST_LOG=debug` for the tile
+//! configuration and per-call timings.
+
+use std::time::Instant;
+
+use coopgemm::{
+    BackendChoice, BackendKind, Context, ContextOptions, DType, Element, Gemm, GemmBuffers,
+    GemmTypes, Reference,
+};
+
+struct Args {
+    m: u32,
+    n: u32,
+    k: u32,
+    types: GemmTypes,
+    backend: BackendChoice,
+    runs: usize,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut sizes = Vec::new();
+    let mut args = Args {
+        m: 1024,
+        n: 1024,
+        k: 1024,
+        types: GemmTypes::F32,
+        backend: BackendChoice::Auto,
+        runs: 10,
+    };
+    let mut iter = std::env::args().skip(1);
+    while let Some(arg) = iter.next() {
+        match arg.as_str() {
+            "--types" => {
+                let name = iter.next().ok_or("--types needs a value")?;
+                args.types = GemmTypes::parse(&name).ok_or(format!("unknown types {name}"))?;
+            }
+            "--backend" => {
+                let name = iter.next().ok_or("--backend needs a value")?;
+                args.backend = match name.as_str() {
+                    "auto" => BackendChoice::Auto,
+                    other => BackendChoice::Force(BackendKind::parse(other).ok_or(format!("unknown backend {other}"))?),
+                };
+            }
+            "--runs" => args.runs = iter.next().and_then(|v| v.parse().ok()).ok_or("--runs needs a number")?,
+            "-h" | "--help" => return Err("usage: gemm [M [N [K]]] [--types f32|f16|f16acc16|bf16|i8] [--backend auto|simt|coopmat] [--runs N]".into()),
+            size => sizes.push(size.parse::<u32>().map_err(|_| format!("not a size: {size}"))?),
+        }
+    }
+    match sizes.as_slice() {
+        [] => {}
+        [s] => (args.m, args.n, args.k) = (*s, *s, *s),
+        [m, n] => (args.m, args.n, args.k) = (*m, *n, *n),
+        [m, n, k] => (args.m, args.n, args.k) = (*m, *n, *k),
+        _ => return Err("at most three sizes".into()),
+    }
+    args.runs = args.runs.max(1);
+    Ok(args)
+}
+
+/// Small pseudo-random numbers (xorshift), reproducible across runs.
+fn random_values<T: Element>(count: usize, seed: u64) -> Vec<T> {
+    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..count)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let unit = (state >> 40) as f64 / (1u64 << 24) as f64; // [0, 1)
+                                                                   // Integers in [-8, 8) for i8, multiples of 1/16 in [-1, 1) otherwise: exact in every type.
+            let value = if T::DTYPE == DType::I8 {
+                (unit * 16.0).floor() - 8.0
+            } else {
+                ((unit * 32.0).floor() - 16.0) / 16.0
+            };
+            T::from_f64_lossy(value)
+        })
+        .collect()
+}
+
+fn run<I: Element, O: Element>(context: &Context, args: &Args) -> Result<(), coopgemm::Error> {
+    let gemm = Gemm::new(args.m, args.n, args.k).types(args.types);
+    let resolved = gemm.resolve()?;
+    let selection = context.select(&gemm)?;
+    println!("backend: {} ({})", selection.backend, selection.reason);
+    for (kind, why) in &selection.rejected {
+        println!("  not {kind}: {why}");
+    }
+    let a: Vec<I> = random_values(resolved.a.required_elements() as usize, 1);
+    let b: Vec<I> = random_values(resolved.b.required_elements() as usize, 2);
+    let c: Vec<O> = vec![O::from_f64_lossy(0.0); resolved.c.required_elements() as usize];
+    let a_buffer = context.upload("A", &a);
+    let b_buffer = context.upload("B", &b);
+    let c_buffer = context.upload("C", &c);
+    let buffers = GemmBuffers {
+        a: &a_buffer,
+        b: &b_buffer,
+        c: &c_buffer,
+    };
+
+    let started = Instant::now();
+    let kernel = context.prepare(&gemm)?;
+    println!(
+        "kernel: {} (prepared in {:.1} ms)",
+        kernel.config,
+        started.elapsed().as_secs_f64() * 1e3
+    );
+    // Warm-up, then timed runs; each run waits for the GPU so the wall clock measures it.
+    context.run(&gemm, &buffers)?;
+    context.wait()?;
+    let mut times = Vec::with_capacity(args.runs);
+    for _ in 0..args.runs {
+        let started = Instant::now();
+        context.run(&gemm, &buffers)?;
+        context.wait()?;
+        times.push(started.elapsed().as_secs_f64());
+        log::debug!("run: {:.3} ms", times.last().unwrap() * 1e3);
+    }
+    times.sort_by(|x, y| x.total_cmp(y));
+    let median = times[times.len() / 2];
+    let result: Vec<O> = pollster::block_on(context.download(&c_buffer, c.len()))?;
+
+    let checked = Instant::now();
+    let reference = Reference::compute(&resolved, &a, &b, &c)?;
+    let comparison = reference.compare(&result);
+    println!(
+        "verify: {} ({} elements, max relative error {:.2e}, worst error/tolerance {:.3}; CPU reference took {:.1} s)",
+        if comparison.passed() { "ok" } else { "MISMATCH" },
+        comparison.checked,
+        comparison.max_relative_error,
+        comparison.worst_tolerance_ratio,
+        checked.elapsed().as_secs_f64()
+    );
+    println!(
+        "{}x{}x{} {}: median {:.3} ms over {} runs, {:.1} GFLOP/s",
+        args.m,
+        args.n,
+        args.k,
+        args.types,
+        median * 1e3,
+        args.runs,
+        gemm.flops() / median / 1e9
+    );
+    if let Some((index, got, want, tolerance)) = comparison.first_mismatch {
+        return Err(coopgemm::Error::Readback(format!(
+            "{} mismatches; first at element {index}: got {got}, expected {want} ± {tolerance}",
+            comparison.mismatches
+        )));
+    }
+    Ok(())
+}
+
+fn main() {
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("info")).init();
+    let args = match parse_args() {
+        Ok(args) => args,
+        Err(message) => {
+            eprintln!("{message}");
+            std::process::exit(2);
+        }
+    };
+    let outcome = (|| {
+        let context = pollster::block_on(Context::with_options(ContextOptions {
+            backend: args.backend,
+            ..Default::default()
+        }))?;
+        let info = context.adapter_info();
+        println!(
+            "adapter: {} ({:?}, {:?})",
+            info.name, info.backend, info.device_type
+        );
+        match args.types {
+            GemmTypes::F32 => run::<f32, f32>(&context, &args),
+            GemmTypes::F16_F32 => run::<half::f16, f32>(&context, &args),
+            GemmTypes::F16_ACC_F16 => run::<half::f16, half::f16>(&context, &args),
+            GemmTypes::BF16_F32 => run::<half::bf16, f32>(&context, &args),
+            GemmTypes::I8_I32 => run::<i8, i32>(&context, &args),
+            other => Err(coopgemm::Error::Unsupported {
+                backend: BackendKind::Simt,
+                reason: format!("no example path for {other}"),
+            }),
+        }
+    })();
+    if let Err(error) = outcome {
+        eprintln!("error: {error}");
+        std::process::exit(1);
+    }
+}

@@ -1,0 +1,205 @@
+//! Shared test support: one context per test binary, seeded data, the GPU-vs-reference
+//! check, and a logger that turns every Vulkan validation message into a test failure.
+#![allow(dead_code)]
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock};
+
+use coopgemm::{
+    BackendChoice, BackendKind, Context, ContextOptions, DType, Element, Gemm, GemmTypes, Reference,
+};
+
+/// Messages the Vulkan validation layer reported through wgpu (error level).
+static VALIDATION_ERRORS: AtomicUsize = AtomicUsize::new(0);
+static FIRST_VALIDATION_ERROR: Mutex<Option<String>> = Mutex::new(None);
+
+struct TestLogger;
+
+impl log::Log for TestLogger {
+    fn enabled(&self, metadata: &log::Metadata<'_>) -> bool {
+        metadata.level() <= log::Level::Warn
+    }
+
+    fn log(&self, record: &log::Record<'_>) {
+        if !self.enabled(record.metadata()) {
+            return;
+        }
+        let message = record.args().to_string();
+        // wgpu-hal reports validation-layer errors from its debug messenger at error level.
+        if record.level() == log::Level::Error && record.target().starts_with("wgpu_hal::vulkan") {
+            VALIDATION_ERRORS.fetch_add(1, Ordering::SeqCst);
+            let mut first = FIRST_VALIDATION_ERROR
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            first.get_or_insert_with(|| message.clone());
+        }
+        eprintln!("[{} {}] {}", record.level(), record.target(), message);
+    }
+
+    fn flush(&self) {}
+}
+
+/// The context every test in this binary shares (created once).
+pub fn context() -> &'static Context {
+    static CONTEXT: OnceLock<Context> = OnceLock::new();
+    CONTEXT.get_or_init(|| {
+        let _ = log::set_boxed_logger(Box::new(TestLogger))
+            .map(|()| log::set_max_level(log::LevelFilter::Warn));
+        // Without InstanceFlags::DEBUG: with it naga marks SPIR-V with source language WGSL,
+        // which Debian's validation layer (1.3.239) predates and reports as invalid SPIR-V.
+        let options = ContextOptions {
+            instance_flags: wgpu::InstanceFlags::from_build_config().with_env()
+                - wgpu::InstanceFlags::DEBUG,
+            ..Default::default()
+        };
+        let context = pollster::block_on(Context::with_options(options))
+            .expect("a GPU or CPU Vulkan adapter (install mesa-vulkan-drivers)");
+        eprintln!("adapter: {:?}", context.adapter_info().name);
+        for status in context.backends() {
+            eprintln!("backend {}: {:?}", status.kind, status.availability);
+        }
+        if expect_coopmat() {
+            assert!(
+                context.coopmat().is_ok(),
+                "COOPGEMM_EXPECT_COOPMAT=1 but the coopmat backend is unavailable: {:?}",
+                context.coopmat().err()
+            );
+        }
+        context
+    })
+}
+
+/// Fails if the validation layer reported anything so far.
+pub fn assert_no_validation_errors() {
+    let count = VALIDATION_ERRORS.load(Ordering::SeqCst);
+    let first = FIRST_VALIDATION_ERROR
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .clone();
+    assert_eq!(count, 0, "{count} validation errors; first: {first:?}");
+}
+
+/// Whether this run must exercise the coopmat backend (CI's layer-enabled pass sets it).
+pub fn expect_coopmat() -> bool {
+    std::env::var("COOPGEMM_EXPECT_COOPMAT").is_ok_and(|v| v == "1")
+}
+
+/// A context handle forced onto each backend that can run `types` here, with its kind.
+/// In the layer-enabled pass the coopmat backend must be among them for the types it lists.
+pub fn backends_for(types: GemmTypes) -> Vec<(BackendKind, Context)> {
+    let context = context();
+    let mut handles = Vec::new();
+    let simt = context.with_backend(BackendChoice::Force(BackendKind::Simt));
+    if simt.select(&Gemm::new(8, 8, 8).types(types)).is_ok() {
+        handles.push((BackendKind::Simt, simt));
+    }
+    if let Ok(coopmat) = context.coopmat() {
+        if coopmat.supported_types().contains(&types) {
+            handles.push((
+                BackendKind::Coopmat,
+                context.with_backend(BackendChoice::Force(BackendKind::Coopmat)),
+            ));
+        }
+    }
+    handles
+}
+
+/// Reproducible pseudo-random numbers (xorshift64*).
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// Uniform in [0, 1).
+    pub fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// Uniform in [low, high].
+    pub fn range(&mut self, low: u32, high: u32) -> u32 {
+        low + (self.next_u64() % (high - low + 1) as u64) as u32
+    }
+
+    /// Values for an operand of type T: full-precision uniform [-1, 1) for f32; for narrow
+    /// types, values whose products are exact in the type (multiples of 1/16 in [-1, 1) for
+    /// f16/bf16, integers in [-8, 8) for i8), so only the summation can round.
+    pub fn values<T: Element>(&mut self, count: usize) -> Vec<T> {
+        (0..count)
+            .map(|_| {
+                let unit = self.unit();
+                let value = match T::DTYPE {
+                    DType::F32 => unit * 2.0 - 1.0,
+                    DType::I8 | DType::I32 => (unit * 16.0).floor() - 8.0,
+                    DType::F16 | DType::BF16 => ((unit * 32.0).floor() - 16.0) / 16.0,
+                };
+                T::from_f64_lossy(value)
+            })
+            .collect()
+    }
+}
+
+/// Runs `gemm` on `context` with seeded data (C pre-filled with NaN when beta is 0, to prove
+/// it is not read) and checks the whole C array against the reference. Returns a message
+/// naming the case on failure.
+pub fn check<I: Element, O: Element>(
+    context: &Context,
+    gemm: &Gemm,
+    seed: u64,
+) -> Result<(), String> {
+    let describe = || format!("seed {seed}, {gemm:?}");
+    let resolved = gemm
+        .resolve()
+        .map_err(|e| format!("{}: resolve: {e}", describe()))?;
+    let mut rng = Rng::new(seed);
+    let a: Vec<I> = rng.values(resolved.a.required_elements().max(1) as usize);
+    let b: Vec<I> = rng.values(resolved.b.required_elements().max(1) as usize);
+    let mut c: Vec<O> = rng.values(resolved.c.required_elements().max(1) as usize);
+    if gemm.beta == 0.0 && !O::DTYPE.is_integer() {
+        // Elements of the GEMM must not be read; the rest must survive untouched.
+        for batch in 0..gemm.batch {
+            for row in 0..gemm.m {
+                for col in 0..gemm.n {
+                    c[resolved.c.index(batch, row, col) as usize] = O::from_f64_lossy(f64::NAN);
+                }
+            }
+        }
+    }
+    let result = context
+        .multiply(gemm, &a, &b, &c)
+        .map_err(|e| format!("{}: {e}", describe()))?;
+    let reference = Reference::compute(&resolved, &a, &b, &c)
+        .map_err(|e| format!("{}: reference: {e}", describe()))?;
+    let comparison = reference.compare(&result);
+    if comparison.passed() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{}: {} of {} elements wrong; first (index, got, expected, tolerance) = {:?}",
+            describe(),
+            comparison.mismatches,
+            comparison.checked,
+            comparison.first_mismatch
+        ))
+    }
+}
+
+/// [`check`] with the host types that match `gemm.types`.
+pub fn check_any(context: &Context, gemm: &Gemm, seed: u64) -> Result<(), String> {
+    match gemm.types {
+        GemmTypes::F32 => check::<f32, f32>(context, gemm, seed),
+        GemmTypes::F16_F32 => check::<half::f16, f32>(context, gemm, seed),
+        GemmTypes::F16_ACC_F16 => check::<half::f16, half::f16>(context, gemm, seed),
+        GemmTypes::BF16_F32 => check::<half::bf16, f32>(context, gemm, seed),
+        GemmTypes::I8_I32 => check::<i8, i32>(context, gemm, seed),
+        other => Err(format!("no host types for {other}")),
+    }
+}

@@ -60,83 +60,71 @@ impl Reference {
         b: &[I],
         c: &[O],
     ) -> Result<Reference> {
-        let types = gemm.gemm.types;
-        for (operand, dtype) in [
-            (Operand::A, I::DTYPE),
-            (Operand::B, I::DTYPE),
-            (Operand::C, O::DTYPE),
-        ] {
-            let wanted = if operand == Operand::C {
-                types.output
-            } else {
-                types.input
-            };
-            if dtype != wanted {
-                return Err(Error::HostTypeMismatch { operand, types });
-            }
-        }
-        for (operand, len) in [
-            (Operand::A, a.len()),
-            (Operand::B, b.len()),
-            (Operand::C, c.len()),
-        ] {
-            let needed = gemm.matrix(operand).required_elements();
-            if (len as u64) < needed {
-                return Err(Error::HostDataLength {
-                    operand,
-                    expected: needed,
-                    actual: len as u64,
-                });
-            }
-        }
-        let alpha = gemm.gemm.alpha as f64;
-        let beta = gemm.gemm.beta as f64;
-        let accumulate_roundoff = types
-            .accumulate
-            .unit_roundoff()
-            .max(DType::F32.unit_roundoff());
-        let output_roundoff = types.output.unit_roundoff();
-        let k = gemm.gemm.k;
-        // Error bound for a sum of k products as the kernels form it (blocked partial sums):
-        // a statistical bound for data of random sign, capped by the worst case (k + 2) u.
-        let growth = ((k as f64) + 2.0).min(8.0 * (k as f64).sqrt() + 8.0);
-
-        let mut expected: Vec<f64> = c.iter().map(|v| v.to_f64()).collect();
-        let mut tolerance = vec![0.0; c.len()];
+        check_host_data(gemm, a, b, c)?;
         let a_values: Vec<f64> = a.iter().map(|v| v.to_f64()).collect();
         let b_values: Vec<f64> = b.iter().map(|v| v.to_f64()).collect();
+        let mut expected: Vec<f64> = c.iter().map(|v| v.to_f64()).collect();
+        let mut tolerance = vec![0.0; c.len()];
+        let element = ElementReference::new(gemm);
         for batch in 0..gemm.gemm.batch {
             for row in 0..gemm.gemm.m {
                 for col in 0..gemm.gemm.n {
-                    let mut sum = 0.0f64;
-                    let mut magnitude = 0.0f64;
-                    for l in 0..k {
-                        let product = a_values[gemm.a.index(batch, row, l) as usize]
-                            * b_values[gemm.b.index(batch, l, col) as usize];
-                        sum += product;
-                        magnitude += product.abs();
-                    }
                     let index = gemm.c.index(batch, row, col) as usize;
-                    let old = if beta == 0.0 {
-                        0.0
-                    } else {
-                        beta * expected[index]
-                    };
-                    let exact = alpha * sum + old;
-                    let value = if types.output.is_integer() {
-                        exact.round().clamp(i32::MIN as f64, i32::MAX as f64)
-                    } else {
-                        exact
-                    };
-                    let bound = growth * accumulate_roundoff * alpha.abs() * magnitude
-                        + 2.0 * accumulate_roundoff * (old.abs() + alpha.abs() * sum.abs())
-                        + output_roundoff * value.abs();
-                    // Integer sums are exact; scaling by a non-integer alpha/beta in float and
-                    // converting back may round either way (or truncate): one unit of slack.
-                    let integer_slack = if types.output.is_integer() { 1.0 } else { 0.0 };
-                    expected[index] = value;
-                    tolerance[index] = bound + integer_slack + f64::MIN_POSITIVE;
+                    (expected[index], tolerance[index]) =
+                        element.compute(&a_values, &b_values, expected[index], batch, row, col);
                 }
+            }
+        }
+        Ok(Reference {
+            expected,
+            tolerance,
+        })
+    }
+
+    /// Like [`Reference::compute`], but only for `samples` output elements spread over the
+    /// whole C (always including its corners), for products too large to check in full on
+    /// the CPU. Elements not sampled get an infinite tolerance and are not compared.
+    pub fn sampled<I: Element, O: Element>(
+        gemm: &ResolvedGemm,
+        a: &[I],
+        b: &[I],
+        c: &[O],
+        samples: usize,
+    ) -> Result<Reference> {
+        check_host_data(gemm, a, b, c)?;
+        let a_values: Vec<f64> = a.iter().map(|v| v.to_f64()).collect();
+        let b_values: Vec<f64> = b.iter().map(|v| v.to_f64()).collect();
+        let mut expected: Vec<f64> = c.iter().map(|v| v.to_f64()).collect();
+        let mut tolerance = vec![f64::INFINITY; c.len()];
+        let (batches, m, n) = (
+            gemm.gemm.batch as u64,
+            gemm.gemm.m as u64,
+            gemm.gemm.n as u64,
+        );
+        let total = batches * m * n;
+        if total > 0 {
+            let element = ElementReference::new(gemm);
+            let mut state = 0x2545_F491_4F6C_DD1Du64;
+            let corners = [0, n - 1, (m - 1) * n, m * n - 1, total - 1];
+            for sample in 0..samples as u64 {
+                let flat = match corners.get(sample as usize) {
+                    Some(corner) => *corner,
+                    None => {
+                        state ^= state << 13;
+                        state ^= state >> 7;
+                        state ^= state << 17;
+                        state % total
+                    }
+                };
+                let (batch, row, col) = (
+                    (flat / (m * n)) as u32,
+                    ((flat / n) % m) as u32,
+                    (flat % n) as u32,
+                );
+                let index = gemm.c.index(batch, row, col) as usize;
+                let old = c[index].to_f64();
+                (expected[index], tolerance[index]) =
+                    element.compute(&a_values, &b_values, old, batch, row, col);
             }
         }
         Ok(Reference {
@@ -155,12 +143,13 @@ impl Reference {
             first_mismatch: None,
             mismatches: 0,
         };
-        let count = self.expected.len().min(actual.len());
-        for index in 0..count {
-            let got = actual[index].to_f64();
+        for (index, actual) in actual.iter().enumerate().take(self.expected.len()) {
+            let got = actual.to_f64();
             let want = self.expected[index];
             let tolerance = self.tolerance[index];
-            comparison.checked += 1;
+            if tolerance.is_infinite() {
+                continue; // not sampled
+            }
             let ok = if want.is_nan() || got.is_nan() {
                 want.is_nan() && got.is_nan()
             } else if want.is_infinite() || got.is_infinite() {
@@ -174,6 +163,7 @@ impl Reference {
                     comparison.worst_tolerance_ratio.max(error / tolerance);
                 error <= tolerance
             };
+            comparison.checked += 1;
             if !ok {
                 comparison.mismatches += 1;
                 if comparison.first_mismatch.is_none() {
@@ -185,5 +175,114 @@ impl Reference {
             comparison.mismatches += 1;
         }
         comparison
+    }
+}
+
+fn check_host_data<I: Element, O: Element>(
+    gemm: &ResolvedGemm,
+    a: &[I],
+    b: &[I],
+    c: &[O],
+) -> Result<()> {
+    let types = gemm.gemm.types;
+    for (operand, dtype) in [
+        (Operand::A, I::DTYPE),
+        (Operand::B, I::DTYPE),
+        (Operand::C, O::DTYPE),
+    ] {
+        let wanted = if operand == Operand::C {
+            types.output
+        } else {
+            types.input
+        };
+        if dtype != wanted {
+            return Err(Error::HostTypeMismatch { operand, types });
+        }
+    }
+    for (operand, len) in [
+        (Operand::A, a.len()),
+        (Operand::B, b.len()),
+        (Operand::C, c.len()),
+    ] {
+        let needed = gemm.matrix(operand).required_elements();
+        if (len as u64) < needed {
+            return Err(Error::HostDataLength {
+                operand,
+                expected: needed,
+                actual: len as u64,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Computes single elements of the reference, with their tolerance.
+struct ElementReference<'a> {
+    gemm: &'a ResolvedGemm,
+    alpha: f64,
+    beta: f64,
+    integer_output: bool,
+    accumulate_roundoff: f64,
+    output_roundoff: f64,
+    growth: f64,
+}
+
+impl<'a> ElementReference<'a> {
+    fn new(gemm: &'a ResolvedGemm) -> Self {
+        let types = gemm.gemm.types;
+        let k = gemm.gemm.k as f64;
+        ElementReference {
+            gemm,
+            alpha: gemm.gemm.alpha as f64,
+            beta: gemm.gemm.beta as f64,
+            integer_output: types.output.is_integer(),
+            accumulate_roundoff: types
+                .accumulate
+                .unit_roundoff()
+                .max(DType::F32.unit_roundoff()),
+            output_roundoff: types.output.unit_roundoff(),
+            // Error growth of a sum of k products as the kernels form it (blocked partial
+            // sums): a statistical bound for data of random sign, capped by the worst case.
+            growth: (k + 2.0).min(8.0 * k.sqrt() + 8.0),
+        }
+    }
+
+    /// (expected value, tolerance) of C(batch, row, col) whose old value is `old`.
+    fn compute(
+        &self,
+        a: &[f64],
+        b: &[f64],
+        old: f64,
+        batch: u32,
+        row: u32,
+        col: u32,
+    ) -> (f64, f64) {
+        let gemm = self.gemm;
+        let mut sum = 0.0f64;
+        let mut magnitude = 0.0f64;
+        for l in 0..gemm.gemm.k {
+            let product =
+                a[gemm.a.index(batch, row, l) as usize] * b[gemm.b.index(batch, l, col) as usize];
+            sum += product;
+            magnitude += product.abs();
+        }
+        let scaled_old = if self.beta == 0.0 {
+            0.0
+        } else {
+            self.beta * old
+        };
+        let exact = self.alpha * sum + scaled_old;
+        let value = if self.integer_output {
+            exact.round().clamp(i32::MIN as f64, i32::MAX as f64)
+        } else {
+            exact
+        };
+        let bound = self.growth * self.accumulate_roundoff * self.alpha.abs() * magnitude
+            + 2.0 * self.accumulate_roundoff * (scaled_old.abs() + self.alpha.abs() * sum.abs())
+            + self.output_roundoff * value.abs();
+        // Integer sums are exact; scaling by a non-integer alpha/beta in float and converting
+        // back may round either way (or truncate): one unit of slack.
+        let integer_slack = if self.integer_output { 1.0 } else { 0.0 };
+        (value, bound + integer_slack + f64::MIN_POSITIVE)
     }
 }

@@ -135,27 +135,22 @@ fn bound_range(
             first_element: 0,
         });
     }
-    let start_bytes = matrix.offset.checked_mul(element_bytes);
-    let end_bytes = matrix.end_index().checked_mul(element_bytes);
-    let (Some(start_bytes), Some(end_bytes)) = (start_bytes, end_bytes) else {
+    // What the description alone demands, whatever the buffer: every index the kernels
+    // form must fit 32 bits, and the range must be bindable on this device. The binding
+    // starts at the aligned offset at or below the first element.
+    let alignment = limits.min_storage_buffer_offset_alignment.max(4) as u64;
+    let span_elements = matrix.end_index().saturating_sub(matrix.offset);
+    let first_element = matrix.offset % (alignment / element_bytes).max(1);
+    let last_index = (first_element + span_elements).saturating_sub(1);
+    if last_index > MAX_ELEMENT_INDEX {
         return Err(Error::IndexOverflow {
             operand,
-            last_index: u64::MAX,
+            last_index,
             limit: MAX_ELEMENT_INDEX,
         });
-    };
-    // Storage bindings are sized in whole 4-byte words.
-    let end_bytes_padded = end_bytes.div_ceil(4) * 4;
-    if end_bytes_padded > buffer_bytes {
-        return Err(Error::BufferTooSmall {
-            operand,
-            required_bytes: end_bytes_padded,
-            buffer_bytes,
-        });
     }
-    let alignment = limits.min_storage_buffer_offset_alignment.max(4) as u64;
-    let offset_bytes = start_bytes / alignment * alignment;
-    let size_bytes = end_bytes_padded - offset_bytes;
+    // Storage bindings are sized in whole 4-byte words.
+    let size_bytes = ((first_element + span_elements) * element_bytes).div_ceil(4) * 4;
     let limit = limits.max_storage_buffer_binding_size;
     if size_bytes > limit {
         return Err(Error::BindingTooLarge {
@@ -164,13 +159,13 @@ fn bound_range(
             limit,
         });
     }
-    let first_element = (start_bytes - offset_bytes) / element_bytes;
-    let last_index = first_element + (matrix.end_index() - matrix.offset) - 1;
-    if last_index > MAX_ELEMENT_INDEX {
-        return Err(Error::IndexOverflow {
+    let offset_bytes = (matrix.offset - first_element).saturating_mul(element_bytes);
+    let required_bytes = offset_bytes.saturating_add(size_bytes);
+    if required_bytes > buffer_bytes {
+        return Err(Error::BufferTooSmall {
             operand,
-            last_index,
-            limit: MAX_ELEMENT_INDEX,
+            required_bytes,
+            buffer_bytes,
         });
     }
     Ok(BoundRange {

@@ -251,7 +251,9 @@ impl ResolvedMatrix {
                 minimum: minimum_ld,
             });
         }
-        let batch_stride = layout.batch_stride.unwrap_or(leading_dimension * strided);
+        let batch_stride = layout
+            .batch_stride
+            .unwrap_or(leading_dimension.saturating_mul(strided));
         Ok(ResolvedMatrix {
             operand,
             order: layout.order,
@@ -292,7 +294,9 @@ impl ResolvedMatrix {
         if self.rows == 0 || self.cols == 0 {
             return 0;
         }
-        (self.rows as u64 - 1) * self.row_stride() + (self.cols as u64 - 1) * self.col_stride() + 1
+        ((self.rows as u64 - 1).saturating_mul(self.row_stride()))
+            .saturating_add((self.cols as u64 - 1).saturating_mul(self.col_stride()))
+            .saturating_add(1)
     }
 
     /// Whether the description touches no element of this operand.
@@ -305,7 +309,12 @@ impl ResolvedMatrix {
         if self.is_empty() {
             return 0;
         }
-        self.index(self.batch - 1, self.rows - 1, self.cols - 1) + 1
+        // Saturating: absurd strides must surface as an index-overflow error, not wrap.
+        self.offset
+            .saturating_add((self.batch as u64 - 1).saturating_mul(self.batch_stride))
+            .saturating_add((self.rows as u64 - 1).saturating_mul(self.row_stride()))
+            .saturating_add((self.cols as u64 - 1).saturating_mul(self.col_stride()))
+            .saturating_add(1)
     }
 
     /// Number of elements a host array must hold for this operand (its [`end_index`](Self::end_index)).

@@ -1,4 +1,5 @@
-//! Everything that touches raw Vulkan: the one place in the crate with `unsafe` code.
+//! Everything that touches raw Vulkan, and the one wgpu call that skips shader checks:
+//! the one place in the crate with `unsafe` code.
 //!
 //! - [`device`]: opening a wgpu device whose `VkDevice` has the cooperative-matrix
 //!   extensions and features enabled, and finding out what a caller's device has.
@@ -36,3 +37,21 @@
 pub mod device;
 pub(crate) mod dispatch;
 pub mod properties;
+
+/// Creates the SIMT kernel's shader module without wgpu's runtime bounds checks.
+///
+/// Only for `wgsl/gemm_simt.wgsl`, whose every index is in bounds by construction: its
+/// workgroup-memory indices are below the arrays' sizes for every configuration that passes
+/// `SimtConfig::check`, and every storage-buffer access is guarded by the kernel's own
+/// `row < m`, `col < n`, `k < K` tests, for which [`crate::BindingPlan`] has checked that the
+/// element lies inside the bound range.
+pub(crate) fn trusted_shader_module(
+    device: &wgpu::Device,
+    descriptor: wgpu::ShaderModuleDescriptor<'_>,
+) -> wgpu::ShaderModule {
+    // SAFETY: see above; the module is the SIMT kernel only (the sole caller), whose loops
+    // are bounded by uniform values (k / TILE_K slices, constant tile loops).
+    unsafe {
+        device.create_shader_module_trusted(descriptor, wgpu::ShaderRuntimeChecks::unchecked())
+    }
+}

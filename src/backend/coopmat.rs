@@ -18,7 +18,7 @@ use crate::vulkan::properties::{self, CoopmatDeviceInfo, CoopmatShape};
 /// One SPIR-V build of the kernel, for one type combination.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct KernelVariant {
-    /// The variant's name (`glsl/spirv/gemm_coopmat_<name>.spv`).
+    /// The SPIR-V file's stem (`glsl/spirv/<name>.spv`).
     pub name: &'static str,
     /// The types it computes.
     pub types: GemmTypes,
@@ -29,31 +29,122 @@ pub struct KernelVariant {
 /// Every compiled variant of `glsl/gemm_coopmat.comp`.
 pub const VARIANTS: [KernelVariant; 5] = [
     KernelVariant {
-        name: "f16_f32",
+        name: "gemm_coopmat_f16_f32",
         types: GemmTypes::F16_F32,
         spirv: include_bytes!("../../glsl/spirv/gemm_coopmat_f16_f32.spv"),
     },
     KernelVariant {
-        name: "f16_f16",
+        name: "gemm_coopmat_f16_f16",
         types: GemmTypes::F16_ACC_F16,
         spirv: include_bytes!("../../glsl/spirv/gemm_coopmat_f16_f16.spv"),
     },
     KernelVariant {
-        name: "bf16_f32",
+        name: "gemm_coopmat_bf16_f32",
         types: GemmTypes::BF16_F32,
         spirv: include_bytes!("../../glsl/spirv/gemm_coopmat_bf16_f32.spv"),
     },
     KernelVariant {
-        name: "s8_s32",
+        name: "gemm_coopmat_s8_s32",
         types: GemmTypes::I8_I32,
         spirv: include_bytes!("../../glsl/spirv/gemm_coopmat_s8_s32.spv"),
     },
     KernelVariant {
-        name: "f32_f32",
+        name: "gemm_coopmat_f32_f32",
         types: GemmTypes::F32,
         spirv: include_bytes!("../../glsl/spirv/gemm_coopmat_f32_f32.spv"),
     },
 ];
+
+/// Every compiled variant of `glsl/gemm_coopmat2.comp` (`VK_NV_cooperative_matrix2`).
+pub const WORKGROUP_SCOPE_VARIANTS: [KernelVariant; 3] = [
+    KernelVariant {
+        name: "gemm_coopmat2_f16_f32",
+        types: GemmTypes::F16_F32,
+        spirv: include_bytes!("../../glsl/spirv/gemm_coopmat2_f16_f32.spv"),
+    },
+    KernelVariant {
+        name: "gemm_coopmat2_f16_f16",
+        types: GemmTypes::F16_ACC_F16,
+        spirv: include_bytes!("../../glsl/spirv/gemm_coopmat2_f16_f16.spv"),
+    },
+    KernelVariant {
+        name: "gemm_coopmat2_bf16_f32",
+        types: GemmTypes::BF16_F32,
+        spirv: include_bytes!("../../glsl/spirv/gemm_coopmat2_bf16_f32.spv"),
+    },
+];
+
+/// A configuration of the `VK_NV_cooperative_matrix2` kernel: one workgroup-scope matrix
+/// per operand tile, loaded and stored through tensor layouts (the driver stages them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WorkgroupScopeConfig {
+    /// The kernel variant (type combination).
+    pub variant: KernelVariant,
+    /// Rows of C per workgroup.
+    pub block_m: u32,
+    /// Columns of C per workgroup.
+    pub block_n: u32,
+    /// K depth of one multiply step.
+    pub block_k: u32,
+    /// Invocations per workgroup (the device's requirement for the shape).
+    pub workgroup_size: u32,
+}
+
+impl WorkgroupScopeConfig {
+    /// (block_m, block_n, block_k) to try, largest first. On the H100 at 4096³ f16 with 256
+    /// invocations: 128x128x32 45 TFLOP/s, 128x128x64 42, 128x256x64 11.
+    pub const CANDIDATES: [(u32, u32, u32); 3] = [(128, 128, 32), (128, 128, 64), (64, 64, 32)];
+}
+
+/// What runs one GEMM on the cooperative-matrix backend.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CoopmatPlan {
+    /// The `VK_KHR_cooperative_matrix` kernel: subgroup-scope tiles, staged by hand.
+    Subgroup(CoopmatConfig),
+    /// The `VK_NV_cooperative_matrix2` kernel: workgroup-scope matrices, tensor addressing.
+    WorkgroupScope(WorkgroupScopeConfig),
+}
+
+impl CoopmatPlan {
+    /// Rows of C per workgroup.
+    pub fn block_m(&self) -> u32 {
+        match self {
+            CoopmatPlan::Subgroup(config) => config.block_m(),
+            CoopmatPlan::WorkgroupScope(config) => config.block_m,
+        }
+    }
+
+    /// Columns of C per workgroup.
+    pub fn block_n(&self) -> u32 {
+        match self {
+            CoopmatPlan::Subgroup(config) => config.block_n(),
+            CoopmatPlan::WorkgroupScope(config) => config.block_n,
+        }
+    }
+
+    /// The compiled module it runs.
+    pub fn variant(&self) -> KernelVariant {
+        match self {
+            CoopmatPlan::Subgroup(config) => config.variant,
+            CoopmatPlan::WorkgroupScope(config) => config.variant,
+        }
+    }
+
+    /// A short name for logs and benchmark records.
+    pub fn name(&self) -> String {
+        match self {
+            CoopmatPlan::Subgroup(config) => config.name(),
+            CoopmatPlan::WorkgroupScope(config) => format!(
+                "coopmat2-{}-{}x{}x{}-wg{}",
+                config.variant.types.short_name(),
+                config.block_m,
+                config.block_n,
+                config.block_k,
+                config.workgroup_size
+            ),
+        }
+    }
+}
 
 /// A workgroup tiling of the kernel: `sg_rows × sg_cols` subgroups, each owning
 /// `tiles_m × tiles_n` cooperative-matrix tiles, walking K in stages of `bk`.
@@ -72,21 +163,42 @@ pub struct CoopmatTiling {
 }
 
 impl CoopmatTiling {
+    /// Parses `SG_ROWSxSG_COLSxTILES_MxTILES_NxK_STEPS`, e.g. `2x2x4x4x2`.
+    pub fn parse(text: &str) -> Option<CoopmatTiling> {
+        let numbers: Vec<u32> = text
+            .split('x')
+            .map(|part| part.parse().ok())
+            .collect::<Option<_>>()?;
+        match numbers[..] {
+            [sg_rows, sg_cols, tiles_m, tiles_n, k_steps] if numbers.iter().all(|&v| v > 0) => {
+                Some(CoopmatTiling {
+                    sg_rows,
+                    sg_cols,
+                    tiles_m,
+                    tiles_n,
+                    k_steps,
+                })
+            }
+            _ => None,
+        }
+    }
+
     /// Tilings to try, largest first.
+    /// On the H100 at 4096³ f16 (16×16×16): 2x4x4x2x1 178 TFLOP/s, 2x2x4x4x2 114, 2x2x4x4x1 156.
     pub const CANDIDATES: [CoopmatTiling; 5] = [
-        CoopmatTiling {
-            sg_rows: 2,
-            sg_cols: 2,
-            tiles_m: 4,
-            tiles_n: 4,
-            k_steps: 2,
-        },
         CoopmatTiling {
             sg_rows: 2,
             sg_cols: 4,
             tiles_m: 4,
             tiles_n: 2,
-            k_steps: 2,
+            k_steps: 1,
+        },
+        CoopmatTiling {
+            sg_rows: 2,
+            sg_cols: 2,
+            tiles_m: 4,
+            tiles_n: 4,
+            k_steps: 1,
         },
         CoopmatTiling {
             sg_rows: 2,
@@ -179,7 +291,7 @@ impl CoopmatConfig {
     pub fn name(&self) -> String {
         format!(
             "coopmat-{}-{}x{}x{}-sg{}-{}x{}sg-{}x{}tiles-bk{}",
-            self.variant.name,
+            self.variant.types.short_name(),
             self.shape.m,
             self.shape.n,
             self.shape.k,
@@ -213,8 +325,8 @@ fn shape_fits_kernel(shape: &CoopmatShape, types: GemmTypes) -> bool {
     let accumulator = types.accumulate.size_bytes() as u32;
     [shape.m, shape.n, shape.k]
         .iter()
-        .all(|d| (d * element) % 16 == 0)
-        && (shape.n * accumulator) % 16 == 0
+        .all(|d| (d * element).is_multiple_of(16))
+        && (shape.n * accumulator).is_multiple_of(16)
 }
 
 impl CoopmatBackend {
@@ -304,6 +416,7 @@ impl CoopmatBackend {
             ));
         }
         let want = Some(types.input);
+        let forced_shape = std::env::var("COOPGEMM_COOPMAT_SHAPE").ok();
         self.info
             .shapes
             .iter()
@@ -317,6 +430,9 @@ impl CoopmatBackend {
                     && shape_fits_kernel(s, types)
                     && s.m <= 16
                     && s.n <= 16
+                    && forced_shape
+                        .as_ref()
+                        .is_none_or(|f| *f == format!("{}x{}x{}", s.m, s.n, s.k))
             })
             .max_by_key(|s| (s.m * s.n * s.k, s.n))
             .copied()
@@ -331,8 +447,94 @@ impl CoopmatBackend {
             .clamp(self.info.min_subgroup_size, self.info.max_subgroup_size)
     }
 
-    /// The configuration used for a description.
-    pub fn plan(&self, gemm: &ResolvedGemm) -> std::result::Result<CoopmatConfig, String> {
+    /// The kernel and configuration used for a description: the `VK_KHR_cooperative_matrix`
+    /// kernel, or, when `COOPGEMM_COOPMAT2=1` and the device has it for these types, the
+    /// `VK_NV_cooperative_matrix2` kernel. The latter is opt-in because it does not pay yet:
+    /// on the H100 at 4096³ f16 it ran at 45 TFLOP/s against the KHR kernel's 178.
+    pub fn plan(&self, gemm: &ResolvedGemm) -> std::result::Result<CoopmatPlan, String> {
+        if self.enabled.cooperative_matrix2
+            && std::env::var("COOPGEMM_COOPMAT2").is_ok_and(|v| v == "1")
+        {
+            if let Some(config) = self.plan_workgroup_scope(gemm) {
+                return Ok(CoopmatPlan::WorkgroupScope(config));
+            }
+        }
+        self.plan_subgroup(gemm).map(CoopmatPlan::Subgroup)
+    }
+
+    fn plan_workgroup_scope(&self, gemm: &ResolvedGemm) -> Option<WorkgroupScopeConfig> {
+        let types = gemm.gemm.types;
+        let variant = WORKGROUP_SCOPE_VARIANTS
+            .into_iter()
+            .find(|v| v.types == types)?;
+        if types.input == DType::BF16 && !self.enabled.bfloat16 {
+            return None;
+        }
+        let want = [
+            Some(types.input),
+            Some(types.input),
+            Some(types.accumulate),
+            Some(types.accumulate),
+        ];
+        let max_invocations = match self.info.workgroup_scope_max_invocations {
+            0 => self.info.max_workgroup_invocations,
+            limit => limit.min(self.info.max_workgroup_invocations),
+        };
+        // The largest workgroup the device offers for these types: more subgroups per tile.
+        let shape = self
+            .info
+            .flexible_shapes
+            .iter()
+            .filter(|s| {
+                s.workgroup_scope && s.types == want && s.workgroup_invocations <= max_invocations
+            })
+            .max_by_key(|s| s.workgroup_invocations)?;
+        let max_dimension = if self.info.flexible_max_dimension == 0 {
+            u32::MAX
+        } else {
+            self.info.flexible_max_dimension
+        };
+        let forced = std::env::var("COOPGEMM_COOPMAT2_TILE")
+            .ok()
+            .and_then(|text| {
+                let numbers: Vec<u32> = text
+                    .split('x')
+                    .map(|p| p.parse().ok())
+                    .collect::<Option<_>>()?;
+                match numbers[..] {
+                    [bm, bn, bk] => Some((bm, bn, bk)),
+                    _ => None,
+                }
+            });
+        let fitting: Vec<WorkgroupScopeConfig> = forced
+            .into_iter()
+            .chain(WorkgroupScopeConfig::CANDIDATES)
+            .filter(|&(bm, bn, bk)| {
+                bm % shape.m_granularity == 0
+                    && bn % shape.n_granularity == 0
+                    && bk % shape.k_granularity == 0
+                    && bm.max(bn).max(bk) <= max_dimension
+            })
+            .map(|(block_m, block_n, block_k)| WorkgroupScopeConfig {
+                variant,
+                block_m,
+                block_n,
+                block_k,
+                workgroup_size: shape.workgroup_invocations,
+            })
+            .collect();
+        let (m, n) = (gemm.gemm.m as u64, gemm.gemm.n as u64);
+        let workgroups = |c: &WorkgroupScopeConfig| {
+            m.div_ceil(c.block_m as u64) * n.div_ceil(c.block_n as u64) * gemm.gemm.batch as u64
+        };
+        fitting
+            .iter()
+            .find(|c| workgroups(c) >= MIN_WORKGROUPS)
+            .or(fitting.last())
+            .copied()
+    }
+
+    fn plan_subgroup(&self, gemm: &ResolvedGemm) -> std::result::Result<CoopmatConfig, String> {
         let types = gemm.gemm.types;
         let variant = Self::variant(types)?;
         let shape = self.shape_for(types)?;
@@ -345,8 +547,12 @@ impl CoopmatBackend {
                 && config.shared_memory_bytes(a_row_major, b_row_major)
                     <= self.info.shared_memory_bytes
         };
-        let fitting: Vec<CoopmatConfig> = CoopmatTiling::CANDIDATES
+        let forced = std::env::var("COOPGEMM_COOPMAT_TILING")
+            .ok()
+            .and_then(|t| CoopmatTiling::parse(&t));
+        let fitting: Vec<CoopmatConfig> = forced
             .into_iter()
+            .chain(CoopmatTiling::CANDIDATES)
             .map(|tiling| CoopmatConfig {
                 variant,
                 shape,
@@ -375,26 +581,42 @@ impl CoopmatBackend {
             })
     }
 
-    fn pipeline_key(&self, config: &CoopmatConfig, gemm: &ResolvedGemm) -> PipelineKey {
+    fn pipeline_key(&self, plan: &CoopmatPlan, gemm: &ResolvedGemm) -> PipelineKey {
         let flag = |order: Order| u32::from(order == Order::RowMajor);
-        PipelineKey {
-            module: config.variant.name,
-            constants: vec![
-                config.subgroup_size,
-                config.shape.m,
-                config.shape.n,
-                config.shape.k,
-                config.tiling.sg_rows,
-                config.tiling.sg_cols,
-                config.tiling.tiles_m,
-                config.tiling.tiles_n,
-                config.block_k(),
-                flag(gemm.a.order),
-                flag(gemm.b.order),
-                flag(gemm.c.order),
-                config.workgroup_size(),
-            ],
-            required_subgroup_size: config.subgroup_size,
+        let layouts = [flag(gemm.a.order), flag(gemm.b.order), flag(gemm.c.order)];
+        match plan {
+            CoopmatPlan::Subgroup(config) => PipelineKey {
+                module: config.variant.name,
+                constants: [
+                    config.subgroup_size,
+                    config.shape.m,
+                    config.shape.n,
+                    config.shape.k,
+                    config.tiling.sg_rows,
+                    config.tiling.sg_cols,
+                    config.tiling.tiles_m,
+                    config.tiling.tiles_n,
+                    config.block_k(),
+                ]
+                .into_iter()
+                .chain(layouts)
+                .chain([config.workgroup_size()])
+                .collect(),
+                required_subgroup_size: config.subgroup_size,
+            },
+            CoopmatPlan::WorkgroupScope(config) => PipelineKey {
+                module: config.variant.name,
+                constants: [
+                    config.block_m,
+                    config.block_n,
+                    config.block_k,
+                    config.workgroup_size,
+                ]
+                .into_iter()
+                .chain(layouts)
+                .collect(),
+                required_subgroup_size: 0,
+            },
         }
     }
 
@@ -403,7 +625,7 @@ impl CoopmatBackend {
             .map_err(|e| Error::Pipeline(format!("SPIR-V {}: {e}", variant.name)))
     }
 
-    fn build(&self, gemm: &ResolvedGemm) -> Result<(CoopmatConfig, ash::vk::Pipeline)> {
+    fn build(&self, gemm: &ResolvedGemm) -> Result<(CoopmatPlan, ash::vk::Pipeline)> {
         let config = self.plan(gemm).map_err(|reason| Error::Unsupported {
             backend: BackendKind::Coopmat,
             reason,
@@ -411,7 +633,7 @@ impl CoopmatBackend {
         let key = self.pipeline_key(&config, gemm);
         let pipeline = self
             .kernels
-            .pipeline(&key, &Self::spirv(&config.variant)?)?;
+            .pipeline(&key, &Self::spirv(&config.variant())?)?;
         Ok((config, pipeline))
     }
 

@@ -51,6 +51,46 @@ unsafe impl vk::TaggedStructure for ShaderBfloat16Features {
     const STRUCTURE_TYPE: vk::StructureType = vk::StructureType::from_raw(1_000_141_000);
 }
 
+/// `VK_NV_cooperative_matrix2`, which ash 0.38 predates.
+pub(crate) const COOPERATIVE_MATRIX2_EXTENSION: &CStr = c"VK_NV_cooperative_matrix2";
+
+/// `VkPhysicalDeviceCooperativeMatrix2FeaturesNV`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CooperativeMatrix2Features {
+    s_type: vk::StructureType,
+    p_next: *mut std::ffi::c_void,
+    workgroup_scope: vk::Bool32,
+    flexible_dimensions: vk::Bool32,
+    reductions: vk::Bool32,
+    conversions: vk::Bool32,
+    per_element_operations: vk::Bool32,
+    tensor_addressing: vk::Bool32,
+    block_loads: vk::Bool32,
+}
+
+impl Default for CooperativeMatrix2Features {
+    fn default() -> Self {
+        CooperativeMatrix2Features {
+            s_type: vk::StructureType::from_raw(1_000_593_000),
+            p_next: std::ptr::null_mut(),
+            workgroup_scope: vk::FALSE,
+            flexible_dimensions: vk::FALSE,
+            reductions: vk::FALSE,
+            conversions: vk::FALSE,
+            per_element_operations: vk::FALSE,
+            tensor_addressing: vk::FALSE,
+            block_loads: vk::FALSE,
+        }
+    }
+}
+
+// SAFETY: the struct has the layout of VkPhysicalDeviceCooperativeMatrix2FeaturesNV (sType,
+// pNext, seven VkBool32), which the spec lets extend both of these structures.
+unsafe impl vk::ExtendsPhysicalDeviceFeatures2 for CooperativeMatrix2Features {}
+// SAFETY: as above.
+unsafe impl vk::ExtendsDeviceCreateInfo for CooperativeMatrix2Features {}
+
 /// What a device has enabled that the cooperative-matrix kernels care about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct EnabledFeatures {
@@ -68,6 +108,8 @@ pub struct EnabledFeatures {
     pub subgroup_size_control: bool,
     /// `computeFullSubgroups` (pipelines may require full subgroups).
     pub full_subgroups: bool,
+    /// `VK_NV_cooperative_matrix2` with workgroup scope, flexible dimensions and tensor addressing.
+    pub cooperative_matrix2: bool,
 }
 
 fn has_extension(extensions: &[&CStr], name: &CStr) -> bool {
@@ -95,6 +137,7 @@ pub(crate) fn enabled_by_wgpu(device: &wgpu::Device) -> EnabledFeatures {
         // wgpu enables subgroupSizeControl on every Vulkan 1.3 device, never computeFullSubgroups.
         subgroup_size_control: false,
         full_subgroups: false,
+        cooperative_matrix2: false,
     }
 }
 
@@ -110,12 +153,14 @@ struct Supported {
     bfloat16: bool,
     subgroup_size_control: bool,
     full_subgroups: bool,
+    cooperative_matrix2: bool,
 }
 
 fn query_supported(
     instance: &ash::Instance,
     physical_device: vk::PhysicalDevice,
     has_bf16_extension: bool,
+    has_coopmat2_extension: bool,
 ) -> Supported {
     let mut cooperative = vk::PhysicalDeviceCooperativeMatrixFeaturesKHR::default();
     let mut memory_model = vk::PhysicalDeviceVulkanMemoryModelFeatures::default();
@@ -124,6 +169,7 @@ fn query_supported(
     let mut storage8 = vk::PhysicalDevice8BitStorageFeatures::default();
     let mut subgroup = vk::PhysicalDeviceSubgroupSizeControlFeatures::default();
     let mut bfloat16 = ShaderBfloat16Features::default();
+    let mut coopmat2 = CooperativeMatrix2Features::default();
     let mut features2 = vk::PhysicalDeviceFeatures2::default()
         .push_next(&mut cooperative)
         .push_next(&mut memory_model)
@@ -133,6 +179,9 @@ fn query_supported(
         .push_next(&mut subgroup);
     if has_bf16_extension {
         features2 = features2.push_next(&mut bfloat16);
+    }
+    if has_coopmat2_extension {
+        features2 = features2.push_next(&mut coopmat2);
     }
     // SAFETY: every struct in the chain is a valid, writable feature struct that outlives the
     // call; the bf16 struct is chained only when the device lists its extension.
@@ -150,6 +199,10 @@ fn query_supported(
             && bfloat16.shader_bfloat16_cooperative_matrix == vk::TRUE,
         subgroup_size_control: subgroup.subgroup_size_control == vk::TRUE,
         full_subgroups: subgroup.compute_full_subgroups == vk::TRUE,
+        cooperative_matrix2: has_coopmat2_extension
+            && coopmat2.workgroup_scope == vk::TRUE
+            && coopmat2.flexible_dimensions == vk::TRUE
+            && coopmat2.tensor_addressing == vk::TRUE,
     }
 }
 
@@ -171,7 +224,13 @@ pub(crate) fn open_with_coopmat(
     let physical_device = hal_adapter.raw_physical_device();
     let api_version = capabilities.properties().api_version;
     let has_bf16_extension = capabilities.supports_extension(BFLOAT16_EXTENSION);
-    let supported = query_supported(instance, physical_device, has_bf16_extension);
+    let has_coopmat2_extension = capabilities.supports_extension(COOPERATIVE_MATRIX2_EXTENSION);
+    let supported = query_supported(
+        instance,
+        physical_device,
+        has_bf16_extension,
+        has_coopmat2_extension,
+    );
     if !supported.cooperative_matrix || !supported.memory_model {
         return Err("the device lists VK_KHR_cooperative_matrix but lacks cooperativeMatrix or vulkanMemoryModel".into());
     }
@@ -184,6 +243,11 @@ pub(crate) fn open_with_coopmat(
     for extension in [ash::khr::cooperative_matrix::NAME]
         .into_iter()
         .chain(has_bf16_extension.then_some(BFLOAT16_EXTENSION))
+        .chain(
+            supported
+                .cooperative_matrix2
+                .then_some(COOPERATIVE_MATRIX2_EXTENSION),
+        )
     {
         if !extensions.contains(&extension) {
             extensions.push(extension);
@@ -198,6 +262,9 @@ pub(crate) fn open_with_coopmat(
         bfloat16: supported.bfloat16,
         subgroup_size_control: supported.subgroup_size_control,
         full_subgroups: supported.full_subgroups,
+        cooperative_matrix2: supported.cooperative_matrix2
+            && supported.float16
+            && supported.storage16,
     };
 
     let priorities = [1.0f32];
@@ -223,6 +290,15 @@ pub(crate) fn open_with_coopmat(
     info = info.push_next(&mut cooperative).push_next(&mut storage8);
     if has_bf16_extension {
         info = info.push_next(&mut bfloat16);
+    }
+    let mut coopmat2 = CooperativeMatrix2Features {
+        workgroup_scope: vk::TRUE,
+        flexible_dimensions: vk::TRUE,
+        tensor_addressing: vk::TRUE,
+        ..Default::default()
+    };
+    if supported.cooperative_matrix2 {
+        info = info.push_next(&mut coopmat2);
     }
     // Structures wgpu chains for every Vulkan >= 1.2 (memory model) or 1.3 (subgroup size
     // control) device, or for any device with shaderInt8: patched where they are, added if absent.

@@ -73,6 +73,124 @@ impl std::fmt::Display for CoopmatShape {
     }
 }
 
+/// One entry of `vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV`:
+/// workgroup-scope matrices of any size that is a multiple of the granularities.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct FlexibleShape {
+    /// M must be a multiple of this.
+    pub m_granularity: u32,
+    /// N must be a multiple of this.
+    pub n_granularity: u32,
+    /// K must be a multiple of this.
+    pub k_granularity: u32,
+    /// Element types of A, B, C and the result (`None`: unknown to coopgemm).
+    pub types: [Option<DType>; 4],
+    /// Whether the scope is a workgroup (the only scope the coopmat2 kernel uses).
+    pub workgroup_scope: bool,
+    /// Invocations a workgroup must have to use it.
+    pub workgroup_invocations: u32,
+}
+
+#[repr(C)]
+struct FlexibleDimensionsProperties {
+    s_type: vk::StructureType,
+    p_next: *mut std::ffi::c_void,
+    m_granularity: u32,
+    n_granularity: u32,
+    k_granularity: u32,
+    a_type: vk::ComponentTypeKHR,
+    b_type: vk::ComponentTypeKHR,
+    c_type: vk::ComponentTypeKHR,
+    result_type: vk::ComponentTypeKHR,
+    saturating_accumulation: vk::Bool32,
+    scope: vk::ScopeKHR,
+    workgroup_invocations: u32,
+}
+
+#[repr(C)]
+struct CooperativeMatrix2Properties {
+    s_type: vk::StructureType,
+    p_next: *mut std::ffi::c_void,
+    workgroup_scope_max_workgroup_size: u32,
+    flexible_dimensions_max_dimension: u32,
+    workgroup_scope_reserved_shared_memory: u32,
+}
+
+// SAFETY: layout of VkPhysicalDeviceCooperativeMatrix2PropertiesNV, an extension of
+// VkPhysicalDeviceProperties2.
+unsafe impl vk::ExtendsPhysicalDeviceProperties2 for CooperativeMatrix2Properties {}
+
+type FlexibleDimensionsFn = unsafe extern "system" fn(
+    vk::PhysicalDevice,
+    *mut u32,
+    *mut FlexibleDimensionsProperties,
+) -> vk::Result;
+
+fn flexible_shapes(
+    entry: &ash::Entry,
+    instance: &ash::Instance,
+    physical_device: vk::PhysicalDevice,
+) -> Vec<FlexibleShape> {
+    // SAFETY: the instance handle is live; the name is a valid C string.
+    let Some(function) = (unsafe {
+        entry.get_instance_proc_addr(
+            instance.handle(),
+            c"vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV".as_ptr(),
+        )
+    }) else {
+        return Vec::new();
+    };
+    // SAFETY: the loader returned this entry point for the name above, whose signature is
+    // (VkPhysicalDevice, uint32_t*, VkCooperativeMatrixFlexibleDimensionsPropertiesNV*).
+    let function: FlexibleDimensionsFn = unsafe { std::mem::transmute(function) };
+    let mut count = 0u32;
+    // SAFETY: first call with a null array asks for the count only.
+    if unsafe { function(physical_device, &mut count, std::ptr::null_mut()) } != vk::Result::SUCCESS
+    {
+        return Vec::new();
+    }
+    let mut entries: Vec<FlexibleDimensionsProperties> = (0..count)
+        .map(|_| FlexibleDimensionsProperties {
+            s_type: vk::StructureType::from_raw(1_000_593_001),
+            p_next: std::ptr::null_mut(),
+            m_granularity: 0,
+            n_granularity: 0,
+            k_granularity: 0,
+            a_type: vk::ComponentTypeKHR::FLOAT16,
+            b_type: vk::ComponentTypeKHR::FLOAT16,
+            c_type: vk::ComponentTypeKHR::FLOAT16,
+            result_type: vk::ComponentTypeKHR::FLOAT16,
+            saturating_accumulation: vk::FALSE,
+            scope: vk::ScopeKHR::SUBGROUP,
+            workgroup_invocations: 0,
+        })
+        .collect();
+    // SAFETY: `entries` holds `count` initialised structs with sType set; the driver writes
+    // at most `count` of them and updates `count`.
+    let result = unsafe { function(physical_device, &mut count, entries.as_mut_ptr()) };
+    if result != vk::Result::SUCCESS && result != vk::Result::INCOMPLETE {
+        return Vec::new();
+    }
+    entries.truncate(count as usize);
+    entries
+        .iter()
+        .filter(|e| e.saturating_accumulation == vk::FALSE)
+        .map(|e| FlexibleShape {
+            m_granularity: e.m_granularity,
+            n_granularity: e.n_granularity,
+            k_granularity: e.k_granularity,
+            types: [
+                dtype(e.a_type),
+                dtype(e.b_type),
+                dtype(e.c_type),
+                dtype(e.result_type),
+            ],
+            workgroup_scope: e.scope == vk::ScopeKHR::WORKGROUP,
+            workgroup_invocations: e.workgroup_invocations,
+        })
+        .collect()
+}
+
 /// The device facts the cooperative-matrix backend plans with.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CoopmatDeviceInfo {
@@ -96,6 +214,12 @@ pub struct CoopmatDeviceInfo {
     pub device_name: String,
     /// Whether the device lists `VK_NV_cooperative_matrix2`.
     pub has_nv_cooperative_matrix2: bool,
+    /// Workgroup-scope shapes of `VK_NV_cooperative_matrix2` (empty without it).
+    pub flexible_shapes: Vec<FlexibleShape>,
+    /// Largest workgroup a workgroup-scope matrix may use (0 without coopmat2).
+    pub workgroup_scope_max_invocations: u32,
+    /// Largest dimension of a flexible-dimension matrix (0 without coopmat2).
+    pub flexible_max_dimension: u32,
 }
 
 /// Reads the facts for the physical device behind `device` (`None` if it is not Vulkan).
@@ -141,12 +265,24 @@ pub(crate) fn query(device: &wgpu::Device) -> Option<CoopmatDeviceInfo> {
     } else {
         Vec::new()
     };
+    let has_coopmat2 = lists(c"VK_NV_cooperative_matrix2");
     let mut subgroup = vk::PhysicalDeviceSubgroupProperties::default();
     let mut size_control = vk::PhysicalDeviceSubgroupSizeControlProperties::default();
+    let mut coopmat2 = CooperativeMatrix2Properties {
+        s_type: vk::StructureType::from_raw(1_000_593_002),
+        p_next: std::ptr::null_mut(),
+        workgroup_scope_max_workgroup_size: 0,
+        flexible_dimensions_max_dimension: 0,
+        workgroup_scope_reserved_shared_memory: 0,
+    };
     let mut properties2 = vk::PhysicalDeviceProperties2::default()
         .push_next(&mut subgroup)
         .push_next(&mut size_control);
-    // SAFETY: both chained structs are valid output structs that outlive the call.
+    if has_coopmat2 {
+        properties2 = properties2.push_next(&mut coopmat2);
+    }
+    // SAFETY: the chained structs are valid output structs that outlive the call; the
+    // coopmat2 one is chained only when the device lists its extension.
     unsafe { instance.get_physical_device_properties2(physical_device, &mut properties2) };
     let limits = properties2.properties.limits;
     let device_name = properties2
@@ -174,6 +310,13 @@ pub(crate) fn query(device: &wgpu::Device) -> Option<CoopmatDeviceInfo> {
         max_push_constant_bytes: limits.max_push_constants_size,
         max_workgroup_count: limits.max_compute_work_group_count,
         device_name,
-        has_nv_cooperative_matrix2: lists(c"VK_NV_cooperative_matrix2"),
+        has_nv_cooperative_matrix2: has_coopmat2,
+        flexible_shapes: if has_coopmat2 {
+            flexible_shapes(shared.entry(), instance, physical_device)
+        } else {
+            Vec::new()
+        },
+        workgroup_scope_max_invocations: coopmat2.workgroup_scope_max_workgroup_size,
+        flexible_max_dimension: coopmat2.flexible_dimensions_max_dimension,
     })
 }

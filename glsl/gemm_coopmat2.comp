@@ -1,0 +1,395 @@
+#version 450
+// =====================================================================================
+// gemm_coopmat2.comp -- batched GEMM on workgroup-scope cooperative matrices
+//                       (GL_NV_cooperative_matrix2 tensor addressing)
+// =====================================================================================
+//
+// For every batch index b = gl_WorkGroupID.z this computes
+//
+//     C[b](i, j) = alpha * sum_l A[b](i, l) * B[b](l, j) + beta * C[b](i, j)
+//
+// for 0 <= i < m, 0 <= j < n, 0 <= l < k. Any m, n, k (k = 0 gives beta * C), any
+// leading dimensions, offsets and batch strides, and either layout of every operand are
+// supported. When beta == 0, C is never read (it may hold NaN or garbage).
+//
+// Unlike gemm_coopmat.comp (subgroup-scope KHR matrices, hand-written shared-memory
+// staging), every matrix here is one workgroup-scope cooperative matrix covering the
+// whole workgroup tile (A: BM x BK, B: BK x BN, accumulator: BM x BN). The loads go
+// straight from global memory through tensor layouts (coopMatLoadTensorNV); the driver
+// stages them through shared memory and splits the multiply over the subgroups itself.
+//
+// -------------------------------------------------------------------------------------
+// Element types (preprocessor defines; the same ones build.sh passes to gemm_coopmat)
+// -------------------------------------------------------------------------------------
+//   A_TYPE    element type of A and B in memory and of the A/B matrices:
+//             float16_t or bfloat16_t (2-byte types only)
+//   ACC_TYPE  accumulator element type: float or float16_t
+//   C_TYPE    element type of C in memory: float or float16_t
+// Variants built by build.sh (output glsl/spirv/gemm_coopmat2_<name>.spv):
+//   f16_f32 (float16_t, float, float)    f16_f16 (float16_t, float16_t, float16_t)
+//   bf16_f32 (bfloat16_t, float, float)
+// The K loop accumulates in ACC_TYPE (so f16_f16 accumulates in f16). The epilogue
+// works in 32-bit float: result = alpha * float(acc) [+ beta * float(C)], then converted
+// to C_TYPE.
+//
+// -------------------------------------------------------------------------------------
+// Interface (the host code depends on this exactly)
+// -------------------------------------------------------------------------------------
+// Descriptor set 0 (std430 storage buffers, no other bindings):
+//   binding 0: A, readonly, array of A_TYPE
+//   binding 1: B, readonly, array of A_TYPE
+//   binding 2: C, read-write, array of C_TYPE
+// Push constants (std430, 56 bytes, in this order; offsets and strides in elements):
+//   uint m, n, k; uint lda, ldb, ldc; uint a_offset, b_offset, c_offset;
+//   uint a_batch_stride, b_batch_stride, c_batch_stride; float alpha, beta;
+// Addressing (b = batch index):
+//   A is m x k: A_ROW_MAJOR ? a_offset + b*a_batch_stride + i*lda + l
+//                           : a_offset + b*a_batch_stride + i + l*lda
+//   B is k x n: B_ROW_MAJOR ? b_offset + b*b_batch_stride + l*ldb + j
+//                           : b_offset + b*b_batch_stride + l + j*ldb
+//   C is m x n: C_ROW_MAJOR ? c_offset + b*c_batch_stride + i*ldc + j
+//                           : c_offset + b*c_batch_stride + i + j*ldc
+//   All index arithmetic is 32-bit unsigned.
+// Specialization constants (constant_id: name = default):
+//   0: BM = 128   rows of C per workgroup (M extent of the A and accumulator matrices)
+//   1: BN = 128   columns of C per workgroup
+//   2: BK = 32    K depth of one multiply step
+//   3: WORKGROUP_SIZE = 256   local_size_x (local_size_y = local_size_z = 1)
+//   4: A_ROW_MAJOR = true   5: B_ROW_MAJOR = true   6: C_ROW_MAJOR = true
+// Dispatch grid: x = ceil(n / BN), y = ceil(m / BM), z = batch count.
+//
+// -------------------------------------------------------------------------------------
+// Device requirements
+// -------------------------------------------------------------------------------------
+//   VK_NV_cooperative_matrix2 features: cooperativeMatrixWorkgroupScope,
+//     cooperativeMatrixFlexibleDimensions, cooperativeMatrixTensorAddressing.
+//     (No per-element operations, reductions, conversions of use, or block loads are
+//     used; component-type conversions of accumulators are plain KHR conversions.)
+//   VK_KHR_cooperative_matrix (cooperativeMatrix), Vulkan memory model
+//     (vulkanMemoryModel; the SPIR-V uses the Vulkan memory model), shaderFloat16,
+//     storageBuffer16BitAccess; for bf16_f32 also VK_KHR_shader_bfloat16
+//     (shaderBFloat16Type and shaderBFloat16CooperativeMatrix).
+//   maintenance4 (core in Vulkan 1.3; the workgroup size is given as LocalSizeId).
+//   SPIR-V capabilities declared: Shader, Float16, StorageBuffer16BitAccess (f16
+//     variants only), VulkanMemoryModel, CooperativeMatrixKHR,
+//     CooperativeMatrixTensorAddressingNV, TensorAddressingNV, and for bf16_f32
+//     BFloat16TypeKHR + BFloat16CooperativeMatrixKHR (glslang also declares Float16
+//     there, so enable shaderFloat16 for every variant). Workgroup scope and flexible
+//     dimensions have no SPIR-V capability; they are Vulkan-side validity rules.
+//   Shape rules (query vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV
+//   and pick an entry with scope = WORKGROUP, AType = BType = A_TYPE, CType = ResultType =
+//   ACC_TYPE):
+//     BM % MGranularity == 0, BN % NGranularity == 0, BK % KGranularity == 0,
+//     WORKGROUP_SIZE == that entry's workgroupInvocations (NVIDIA lists 128 and 256),
+//     WORKGROUP_SIZE <= cooperativeMatrixWorkgroupScopeMaxWorkgroupSize, and
+//     BM, BN, BK <= cooperativeMatrixFlexibleDimensionsMaxDimension.
+//   Granularities on NVIDIA are 16 or 32, so multiples of 32 for BM/BN and of 16 (better
+//   32 or 64) for BK are the safe choices. The entry for (f16, f16 -> f16) must exist for
+//   f16_f16, (bf16, bf16 -> f32) for bf16_f32.
+//   The epilogue also uses accumulator matrices of type float (and C_TYPE) with shape
+//   BM x BN; they only take part in loads, stores, conversions and element-wise
+//   arithmetic, never in a multiply.
+//
+// -------------------------------------------------------------------------------------
+// Tensor layouts
+// -------------------------------------------------------------------------------------
+// Every operand is described by a 2-D tensor layout whose dimension 0 is the strided
+// (outer) dimension and dimension 1 the contiguous one, stride (ld, 1):
+//   A row-major:    dims (m, k)  slice (tile_row, BM, k_block, BK)      no view
+//   A column-major: dims (k, m)  slice (k_block, BK, tile_row, BM)      transpose view
+//   B row-major:    dims (k, n)  slice (k_block, BK, tile_column, BN)   no view
+//   B column-major: dims (n, k)  slice (tile_column, BN, k_block, BK)   transpose view
+//   C row-major:    dims (m, n)  slice (tile_row, BM, tile_column, BN)  no view
+//   C column-major: dims (n, m)  slice (tile_column, BN, tile_row, BM)  transpose view
+// The transpose view is createTensorViewNV(2, false, 1, 0): matrix element (r, c) is
+// read from slice coordinate (c, r).
+//
+// Alignment: the element offset passed to coopMatLoad/StoreTensorNV must be a multiple
+// of 16 bytes. The operand's start (offset + b * batch_stride) is therefore split into
+// a 16-byte-aligned part, passed as the element offset, and a remainder of
+// 0..(16 / element size - 1) elements, which is added to the slice offset of the
+// contiguous dimension and to that dimension's extent (so bounds checks stay exact:
+// coordinates below the remainder are never produced). When the remainder is not zero
+// this makes the layout's contiguous extent (inner size + remainder) possibly exceed
+// the leading dimension, which the extension's rule "stride0 >= dimension1" does not
+// allow on paper; the addressing formula is still exact. Hosts that care can keep
+// offsets and batch strides multiples of 8 (f16/bf16 A/B, f16 C) or 4 (f32 C) elements.
+//
+// Bounds: the layouts used on edge tiles have clamp mode Constant (clamp value 0):
+// out-of-range elements of A, B and C load as 0 and out-of-range stores are dropped,
+// so there is no edge code. Interior workgroups whose A and B starts are 16-byte
+// aligned and whose lda and ldb are multiples of 8 elements use unclamped layouts with
+// strides whose low bits are visibly zero (lets the driver use wide loads) for all full
+// K blocks, and the clamped layouts only for a final partial K block. C is always
+// stored through the clamped layout.
+//
+// K loop: full K blocks in groups of K_BLOCKS_PER_UNROLLED_GROUP (unrolled), then the
+// remaining full blocks one at a time, then the partial block (if k % BK != 0).
+// =====================================================================================
+
+#extension GL_KHR_cooperative_matrix : require
+#extension GL_NV_cooperative_matrix2 : require
+#extension GL_KHR_memory_scope_semantics : require
+#extension GL_EXT_control_flow_attributes : require
+#extension GL_EXT_shader_explicit_arithmetic_types : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#extension GL_EXT_shader_16bit_storage : require
+
+#ifndef A_TYPE
+#define A_TYPE float16_t
+#endif
+#ifndef ACC_TYPE
+#define ACC_TYPE float
+#endif
+#ifndef C_TYPE
+#define C_TYPE float
+#endif
+
+// ---- compile-time type identification ----
+// The type names are temporarily defined as numbers so that #if can compare them.
+#define float 1
+#define float16_t 2
+#define bfloat16_t 3
+#if A_TYPE == 2
+#define INPUT_IS_FLOAT16 1
+#elif A_TYPE == 3
+#define INPUT_IS_BFLOAT16 1
+#else
+#error "A_TYPE must be float16_t or bfloat16_t"
+#endif
+#if ACC_TYPE != 1 && ACC_TYPE != 2
+#error "ACC_TYPE must be float or float16_t"
+#endif
+#if C_TYPE == 1
+#define OUTPUT_ELEMENT_BYTES 4
+#elif C_TYPE == 2
+#define OUTPUT_ELEMENT_BYTES 2
+#else
+#error "C_TYPE must be float or float16_t"
+#endif
+#undef float
+#undef float16_t
+#undef bfloat16_t
+
+#ifdef INPUT_IS_BFLOAT16
+#extension GL_EXT_bfloat16 : require
+#endif
+
+// ---- specialization constants ----
+layout(constant_id = 0) const uint BM = 128;
+layout(constant_id = 1) const uint BN = 128;
+layout(constant_id = 2) const uint BK = 32;
+// constant_id 3 = WORKGROUP_SIZE (default 256): invocations per workgroup (local_size_x).
+layout(local_size_x = 256, local_size_x_id = 3, local_size_y = 1, local_size_z = 1) in;
+layout(constant_id = 4) const bool A_ROW_MAJOR = true;
+layout(constant_id = 5) const bool B_ROW_MAJOR = true;
+layout(constant_id = 6) const bool C_ROW_MAJOR = true;
+
+// Elements per 16 bytes: the alignment unit of a tensor load/store's element offset.
+const uint INPUT_ELEMENTS_PER_16_BYTES = 8;  // A_TYPE is a 2-byte type
+const uint OUTPUT_ELEMENTS_PER_16_BYTES = 16 / OUTPUT_ELEMENT_BYTES;
+
+// Full K blocks issued back to back per iteration of the main loop.
+const uint K_BLOCKS_PER_UNROLLED_GROUP = 4;
+
+// ---- resources ----
+layout(push_constant, std430) uniform PushConstants {
+    uint m, n, k;
+    uint lda, ldb, ldc;
+    uint a_offset, b_offset, c_offset;
+    uint a_batch_stride, b_batch_stride, c_batch_stride;
+    float alpha, beta;
+} params;
+
+layout(set = 0, binding = 0, std430) readonly buffer MatrixA { A_TYPE a_elements[]; };
+layout(set = 0, binding = 1, std430) readonly buffer MatrixB { A_TYPE b_elements[]; };
+layout(set = 0, binding = 2, std430) buffer MatrixC { C_TYPE c_elements[]; };
+
+// ---- per-workgroup state (uniform over the workgroup) ----
+uint tile_row;        // first row of C handled by this workgroup
+uint tile_column;     // first column of C handled by this workgroup
+uint a_aligned_start; // 16-byte aligned element offset of A[b] (passed to the loads)
+uint a_misalignment;  // elements between a_aligned_start and A[b](0, 0)
+uint b_aligned_start;
+uint b_misalignment;
+
+// The transpose view, createTensorViewNV(2, false, 1, 0): matrix element (r, c) <->
+// tensor slice coordinate (c, r). It is a compile-time-shaped opaque value that cannot be
+// a global constant, so each function that needs it creates it locally.
+
+// ---- the multiply step: one BK-deep block of A and B into the accumulator ----
+// Two overloads with the same body: one for the unclamped (interior, aligned) layouts,
+// one for the clamped layouts with constant-0 padding.
+
+void multiplyAccumulateKBlock(
+        inout coopmat<ACC_TYPE, gl_ScopeWorkgroup, BM, BN, gl_MatrixUseAccumulator> accumulator,
+        tensorLayoutNV<2> a_layout, tensorLayoutNV<2> b_layout, uint k_block) {
+    coopmat<A_TYPE, gl_ScopeWorkgroup, BM, BK, gl_MatrixUseA> a_tile;
+    coopmat<A_TYPE, gl_ScopeWorkgroup, BK, BN, gl_MatrixUseB> b_tile;
+    const tensorViewNV<2, false, 1, 0> transpose_view = createTensorViewNV(2, false, 1, 0);
+    if (A_ROW_MAJOR) {
+        coopMatLoadTensorNV(a_tile, a_elements, a_aligned_start,
+            sliceTensorLayoutNV(a_layout, tile_row, BM, a_misalignment + k_block, BK));
+    } else {
+        coopMatLoadTensorNV(a_tile, a_elements, a_aligned_start,
+            sliceTensorLayoutNV(a_layout, k_block, BK, a_misalignment + tile_row, BM),
+            transpose_view);
+    }
+    if (B_ROW_MAJOR) {
+        coopMatLoadTensorNV(b_tile, b_elements, b_aligned_start,
+            sliceTensorLayoutNV(b_layout, k_block, BK, b_misalignment + tile_column, BN));
+    } else {
+        coopMatLoadTensorNV(b_tile, b_elements, b_aligned_start,
+            sliceTensorLayoutNV(b_layout, tile_column, BN, b_misalignment + k_block, BK),
+            transpose_view);
+    }
+    accumulator = coopMatMulAdd(a_tile, b_tile, accumulator);
+}
+
+void multiplyAccumulateKBlock(
+        inout coopmat<ACC_TYPE, gl_ScopeWorkgroup, BM, BN, gl_MatrixUseAccumulator> accumulator,
+        tensorLayoutNV<2, gl_CooperativeMatrixClampModeConstantNV> a_layout,
+        tensorLayoutNV<2, gl_CooperativeMatrixClampModeConstantNV> b_layout, uint k_block) {
+    coopmat<A_TYPE, gl_ScopeWorkgroup, BM, BK, gl_MatrixUseA> a_tile;
+    coopmat<A_TYPE, gl_ScopeWorkgroup, BK, BN, gl_MatrixUseB> b_tile;
+    const tensorViewNV<2, false, 1, 0> transpose_view = createTensorViewNV(2, false, 1, 0);
+    if (A_ROW_MAJOR) {
+        coopMatLoadTensorNV(a_tile, a_elements, a_aligned_start,
+            sliceTensorLayoutNV(a_layout, tile_row, BM, a_misalignment + k_block, BK));
+    } else {
+        coopMatLoadTensorNV(a_tile, a_elements, a_aligned_start,
+            sliceTensorLayoutNV(a_layout, k_block, BK, a_misalignment + tile_row, BM),
+            transpose_view);
+    }
+    if (B_ROW_MAJOR) {
+        coopMatLoadTensorNV(b_tile, b_elements, b_aligned_start,
+            sliceTensorLayoutNV(b_layout, k_block, BK, b_misalignment + tile_column, BN));
+    } else {
+        coopMatLoadTensorNV(b_tile, b_elements, b_aligned_start,
+            sliceTensorLayoutNV(b_layout, tile_column, BN, b_misalignment + k_block, BK),
+            transpose_view);
+    }
+    accumulator = coopMatMulAdd(a_tile, b_tile, accumulator);
+}
+
+void main() {
+    const uint batch = gl_WorkGroupID.z;
+    tile_row = gl_WorkGroupID.y * BM;
+    tile_column = gl_WorkGroupID.x * BN;
+
+    const uint a_start = params.a_offset + batch * params.a_batch_stride;
+    const uint b_start = params.b_offset + batch * params.b_batch_stride;
+    const uint c_start = params.c_offset + batch * params.c_batch_stride;
+    a_misalignment = a_start % INPUT_ELEMENTS_PER_16_BYTES;
+    b_misalignment = b_start % INPUT_ELEMENTS_PER_16_BYTES;
+    a_aligned_start = a_start - a_misalignment;
+    b_aligned_start = b_start - b_misalignment;
+    const uint c_misalignment = c_start % OUTPUT_ELEMENTS_PER_16_BYTES;
+    const uint c_aligned_start = c_start - c_misalignment;
+
+    // Extents of each operand's (outer, contiguous) dimensions; the contiguous extent
+    // includes the misalignment (see "Alignment" above).
+    const uint a_outer_extent = A_ROW_MAJOR ? params.m : params.k;
+    const uint a_inner_extent = (A_ROW_MAJOR ? params.k : params.m) + a_misalignment;
+    const uint b_outer_extent = B_ROW_MAJOR ? params.k : params.n;
+    const uint b_inner_extent = (B_ROW_MAJOR ? params.n : params.k) + b_misalignment;
+    const uint c_outer_extent = C_ROW_MAJOR ? params.m : params.n;
+    const uint c_inner_extent = (C_ROW_MAJOR ? params.n : params.m) + c_misalignment;
+
+    tensorLayoutNV<2, gl_CooperativeMatrixClampModeConstantNV> a_layout_clamped =
+        createTensorLayoutNV(2, gl_CooperativeMatrixClampModeConstantNV);
+    a_layout_clamped = setTensorLayoutDimensionNV(a_layout_clamped, a_outer_extent, a_inner_extent);
+    a_layout_clamped = setTensorLayoutStrideNV(a_layout_clamped, params.lda, 1);
+
+    tensorLayoutNV<2, gl_CooperativeMatrixClampModeConstantNV> b_layout_clamped =
+        createTensorLayoutNV(2, gl_CooperativeMatrixClampModeConstantNV);
+    b_layout_clamped = setTensorLayoutDimensionNV(b_layout_clamped, b_outer_extent, b_inner_extent);
+    b_layout_clamped = setTensorLayoutStrideNV(b_layout_clamped, params.ldb, 1);
+
+    coopmat<ACC_TYPE, gl_ScopeWorkgroup, BM, BN, gl_MatrixUseAccumulator> accumulator =
+        coopmat<ACC_TYPE, gl_ScopeWorkgroup, BM, BN, gl_MatrixUseAccumulator>(0.0);
+
+    const uint full_k_blocks = params.k / BK;
+    const uint unrolled_groups = full_k_blocks / K_BLOCKS_PER_UNROLLED_GROUP;
+    uint k_block = 0;
+
+    const bool interior_tile = tile_row + BM <= params.m && tile_column + BN <= params.n;
+    const bool inputs_aligned = a_misalignment == 0 && b_misalignment == 0 &&
+                                params.lda % INPUT_ELEMENTS_PER_16_BYTES == 0 &&
+                                params.ldb % INPUT_ELEMENTS_PER_16_BYTES == 0;
+
+    if (interior_tile && inputs_aligned) {
+        // Every full K block lies inside A and B: no bounds checks. The masked strides
+        // equal lda/ldb here; the mask only tells the compiler their alignment.
+        const uint alignment_mask = ~(INPUT_ELEMENTS_PER_16_BYTES - 1);
+        tensorLayoutNV<2> a_layout = createTensorLayoutNV(2);
+        a_layout = setTensorLayoutDimensionNV(a_layout, a_outer_extent, a_inner_extent);
+        a_layout = setTensorLayoutStrideNV(a_layout, params.lda & alignment_mask, 1);
+        tensorLayoutNV<2> b_layout = createTensorLayoutNV(2);
+        b_layout = setTensorLayoutDimensionNV(b_layout, b_outer_extent, b_inner_extent);
+        b_layout = setTensorLayoutStrideNV(b_layout, params.ldb & alignment_mask, 1);
+
+        [[dont_unroll]]
+        for (uint group = 0; group < unrolled_groups; ++group) {
+            [[unroll]]
+            for (uint step = 0; step < K_BLOCKS_PER_UNROLLED_GROUP; ++step) {
+                multiplyAccumulateKBlock(accumulator, a_layout, b_layout, k_block);
+                k_block += BK;
+            }
+        }
+        [[dont_unroll]]
+        for (; k_block + BK <= params.k; k_block += BK) {
+            multiplyAccumulateKBlock(accumulator, a_layout, b_layout, k_block);
+        }
+    } else {
+        [[dont_unroll]]
+        for (uint group = 0; group < unrolled_groups; ++group) {
+            [[unroll]]
+            for (uint step = 0; step < K_BLOCKS_PER_UNROLLED_GROUP; ++step) {
+                multiplyAccumulateKBlock(accumulator, a_layout_clamped, b_layout_clamped, k_block);
+                k_block += BK;
+            }
+        }
+        [[dont_unroll]]
+        for (; k_block + BK <= params.k; k_block += BK) {
+            multiplyAccumulateKBlock(accumulator, a_layout_clamped, b_layout_clamped, k_block);
+        }
+    }
+    // Partial last K block: the clamped layouts pad it with zeros.
+    if (k_block < params.k) {
+        multiplyAccumulateKBlock(accumulator, a_layout_clamped, b_layout_clamped, k_block);
+    }
+
+    // ---- epilogue ----
+    const tensorViewNV<2, false, 1, 0> transpose_view = createTensorViewNV(2, false, 1, 0);
+    tensorLayoutNV<2, gl_CooperativeMatrixClampModeConstantNV> c_layout =
+        createTensorLayoutNV(2, gl_CooperativeMatrixClampModeConstantNV);
+    c_layout = setTensorLayoutDimensionNV(c_layout, c_outer_extent, c_inner_extent);
+    c_layout = setTensorLayoutStrideNV(c_layout, params.ldc, 1);
+    if (C_ROW_MAJOR) {
+        c_layout = sliceTensorLayoutNV(c_layout, tile_row, BM, c_misalignment + tile_column, BN);
+    } else {
+        c_layout = sliceTensorLayoutNV(c_layout, tile_column, BN, c_misalignment + tile_row, BM);
+    }
+
+    coopmat<float, gl_ScopeWorkgroup, BM, BN, gl_MatrixUseAccumulator> result =
+        coopmat<float, gl_ScopeWorkgroup, BM, BN, gl_MatrixUseAccumulator>(accumulator) * params.alpha;
+
+    if (params.beta != 0.0) {
+        coopmat<C_TYPE, gl_ScopeWorkgroup, BM, BN, gl_MatrixUseAccumulator> c_tile;
+        if (C_ROW_MAJOR) {
+            coopMatLoadTensorNV(c_tile, c_elements, c_aligned_start, c_layout);
+        } else {
+            coopMatLoadTensorNV(c_tile, c_elements, c_aligned_start, c_layout, transpose_view);
+        }
+        result += coopmat<float, gl_ScopeWorkgroup, BM, BN, gl_MatrixUseAccumulator>(c_tile) * params.beta;
+    }
+
+    const coopmat<C_TYPE, gl_ScopeWorkgroup, BM, BN, gl_MatrixUseAccumulator> c_result =
+        coopmat<C_TYPE, gl_ScopeWorkgroup, BM, BN, gl_MatrixUseAccumulator>(result);
+    if (C_ROW_MAJOR) {
+        coopMatStoreTensorNV(c_result, c_elements, c_aligned_start, c_layout);
+    } else {
+        coopMatStoreTensorNV(c_result, c_elements, c_aligned_start, c_layout, transpose_view);
+    }
+}

@@ -1,0 +1,104 @@
+//! Runtime backend selection: what is chosen, why, and that overrides are obeyed.
+
+mod common;
+
+use coopgemm::{BackendChoice, BackendKind, Gemm, GemmTypes, COOPMAT_MIN_MULTIPLY_ADDS};
+
+use common::{context, expect_coopmat};
+
+#[test]
+fn every_backend_reports_availability_with_a_reason() {
+    let statuses = context().backends();
+    assert_eq!(statuses.len(), 2);
+    for status in &statuses {
+        match &status.availability {
+            Ok(what) | Err(what) => assert!(!what.is_empty(), "{status:?}"),
+        }
+    }
+    let simt = statuses
+        .iter()
+        .find(|s| s.kind == BackendKind::Simt)
+        .unwrap();
+    assert!(simt.availability.is_ok(), "SIMT runs everywhere");
+    let coopmat = statuses
+        .iter()
+        .find(|s| s.kind == BackendKind::Coopmat)
+        .unwrap();
+    assert_eq!(coopmat.availability.is_ok(), context().coopmat().is_ok());
+    if expect_coopmat() {
+        assert!(coopmat.availability.is_ok(), "{coopmat:?}");
+    }
+}
+
+#[test]
+fn automatic_selection_falls_back_to_simt_with_the_reason() {
+    let selection = context().select(&Gemm::new(1024, 1024, 1024)).unwrap();
+    match context().coopmat() {
+        Err(why) => {
+            assert_eq!(selection.backend, BackendKind::Simt);
+            assert!(selection.reason.contains(why), "{selection:?}");
+            assert_eq!(selection.rejected.len(), 1);
+        }
+        Ok(coopmat) if coopmat.supported_types().contains(&GemmTypes::F32) => {
+            assert_eq!(selection.backend, BackendKind::Coopmat, "{selection:?}");
+        }
+        Ok(_) => assert_eq!(selection.backend, BackendKind::Simt, "{selection:?}"),
+    }
+}
+
+#[test]
+fn coopmat_is_chosen_for_the_types_it_lists_and_not_for_tiny_f32() {
+    let Ok(coopmat) = context().coopmat() else {
+        assert!(!expect_coopmat(), "coopmat expected but unavailable");
+        return;
+    };
+    for types in coopmat.supported_types() {
+        let selection = context()
+            .select(&Gemm::new(256, 256, 256).types(types))
+            .unwrap();
+        assert_eq!(
+            selection.backend,
+            BackendKind::Coopmat,
+            "{types}: {selection:?}"
+        );
+        let kernel = context()
+            .prepare(&Gemm::new(256, 256, 256).types(types))
+            .unwrap();
+        assert_eq!(kernel.backend, BackendKind::Coopmat);
+        assert!(kernel.config.starts_with("coopmat-"), "{kernel:?}");
+    }
+    let tiny = Gemm::new(8, 8, 8);
+    const { assert!((8.0f64 * 8.0 * 8.0) < COOPMAT_MIN_MULTIPLY_ADDS) };
+    let selection = context().select(&tiny).unwrap();
+    assert_eq!(selection.backend, BackendKind::Simt, "{selection:?}");
+}
+
+#[test]
+fn forced_backends_are_obeyed() {
+    let simt = context().with_backend(BackendChoice::Force(BackendKind::Simt));
+    assert_eq!(
+        simt.backend_choice(),
+        BackendChoice::Force(BackendKind::Simt)
+    );
+    let selection = simt.select(&Gemm::new(2048, 2048, 2048)).unwrap();
+    assert_eq!(selection.backend, BackendKind::Simt);
+    assert!(selection.reason.contains("forced"), "{selection:?}");
+    let coopmat = context().with_backend(BackendChoice::Force(BackendKind::Coopmat));
+    let selection = coopmat.select(&Gemm::new(8, 8, 8));
+    assert_eq!(
+        selection.is_ok(),
+        context().coopmat().is_ok(),
+        "{selection:?}"
+    );
+}
+
+#[test]
+fn backend_names_round_trip() {
+    for kind in BackendKind::ALL {
+        assert_eq!(BackendKind::parse(kind.name()), Some(kind));
+    }
+    assert_eq!(BackendKind::parse("cuda"), None);
+    for types in GemmTypes::ALL {
+        assert_eq!(GemmTypes::parse(&types.short_name()), Some(types));
+    }
+}

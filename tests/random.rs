@@ -1,0 +1,127 @@
+//! Randomized differential tests: seeded random descriptions (dimensions 1..300, every
+//! layout, padded leading dimensions, offsets, batches with strides and broadcasts,
+//! alpha/beta) checked against the f64 reference on every backend available.
+//!
+//! `COOPGEMM_RANDOM_CASES=N` sets the number of descriptions per type (default 150),
+//! `COOPGEMM_RANDOM_SEED=S` the seed (default 1); case i uses seed S + i. A failure prints
+//! its description and the settings that replay exactly that case.
+
+mod common;
+
+use coopgemm::{BackendKind, Gemm, GemmTypes, MatrixLayout, Order};
+
+use common::{assert_no_validation_errors, backends_for, check_any, Rng};
+
+fn setting(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn random_layout(rng: &mut Rng, rows: u32, cols: u32, batch: u32, input: bool) -> MatrixLayout {
+    let order = if rng.next_u64().is_multiple_of(2) {
+        Order::RowMajor
+    } else {
+        Order::ColumnMajor
+    };
+    let (contiguous, strided) = match order {
+        Order::RowMajor => (cols as u64, rows as u64),
+        Order::ColumnMajor => (rows as u64, cols as u64),
+    };
+    let leading_dimension = contiguous + [0, 0, 1, 3, 8][rng.range(0, 4) as usize];
+    let mut layout = MatrixLayout {
+        order,
+        ..Default::default()
+    }
+    .leading_dimension(leading_dimension)
+    .offset([0, 0, 1, 5, 9][rng.range(0, 4) as usize]);
+    if batch > 1 {
+        let one_matrix = leading_dimension * strided;
+        layout = if input && rng.range(0, 3) == 0 {
+            layout.batch_stride(0) // broadcast
+        } else {
+            layout.batch_stride(one_matrix + rng.range(0, 4) as u64)
+        };
+    }
+    layout
+}
+
+/// A random description: small dimensions are likelier (edge cases), up to 300.
+fn random_gemm(seed: u64, types: GemmTypes) -> Gemm {
+    let mut rng = Rng::new(seed);
+    let dimension = |rng: &mut Rng| {
+        if rng.range(0, 2) == 0 {
+            rng.range(1, 40)
+        } else {
+            rng.range(1, 300)
+        }
+    };
+    let (m, n, k) = (
+        dimension(&mut rng),
+        dimension(&mut rng),
+        dimension(&mut rng),
+    );
+    let batch = if rng.range(0, 3) == 0 {
+        rng.range(2, 3)
+    } else {
+        1
+    };
+    let alpha = [1.0, 0.5, -2.0][rng.range(0, 2) as usize];
+    let beta = [0.0, 0.0, 1.0, 0.25][rng.range(0, 3) as usize];
+    Gemm::new(m, n, k)
+        .types(types)
+        .batch(batch)
+        .a(random_layout(&mut rng, m, k, batch, true))
+        .b(random_layout(&mut rng, k, n, batch, true))
+        .c(random_layout(&mut rng, m, n, batch, false))
+        .alpha(alpha)
+        .beta(beta)
+}
+
+fn run_random(types: GemmTypes) {
+    let cases = setting("COOPGEMM_RANDOM_CASES", 150);
+    let seed = setting("COOPGEMM_RANDOM_SEED", 1);
+    let mut failures = Vec::new();
+    for (kind, context) in backends_for(types) {
+        for case in 0..cases {
+            let gemm = random_gemm(seed + case, types);
+            if let Err(message) = check_any(&context, &gemm, seed + case) {
+                failures.push(format!(
+                    "{kind} (replay: COOPGEMM_RANDOM_SEED={} COOPGEMM_RANDOM_CASES=1): {message}",
+                    seed + case
+                ));
+            }
+        }
+        eprintln!("{types}: {cases} random cases on {kind}");
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert_no_validation_errors();
+}
+
+#[test]
+fn random_f32() {
+    run_random(GemmTypes::F32);
+}
+
+#[test]
+fn random_reduced_precision_on_coopmat() {
+    for types in [
+        GemmTypes::F16_F32,
+        GemmTypes::F16_ACC_F16,
+        GemmTypes::BF16_F32,
+        GemmTypes::I8_I32,
+    ] {
+        if backends_for(types)
+            .iter()
+            .any(|(kind, _)| *kind == BackendKind::Coopmat)
+        {
+            run_random(types);
+        }
+    }
+}

@@ -1,0 +1,135 @@
+//! Concurrency and resource use: one context shared by many threads, and long runs of
+//! GEMMs with the raw Vulkan object counts of the coopmat backend flat.
+//! `COOPGEMM_SOAK=N` scales both (default 1: CI-sized).
+
+mod common;
+
+use std::sync::Arc;
+
+use coopgemm::{BackendKind, Gemm, GemmBuffers, GemmTypes, MatrixLayout, Reference};
+
+use common::{assert_no_validation_errors, backends_for, context, Rng};
+
+fn soak_factor() -> usize {
+    std::env::var("COOPGEMM_SOAK")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1)
+        .max(1)
+}
+
+#[test]
+fn eight_threads_share_one_context() {
+    let per_thread = 12 * soak_factor();
+    for (kind, handle) in backends_for(GemmTypes::F32)
+        .into_iter()
+        .chain(backends_for(GemmTypes::F16_F32))
+    {
+        let handle = Arc::new(handle);
+        let threads: Vec<_> = (0..8u64)
+            .map(|thread| {
+                let handle = handle.clone();
+                std::thread::spawn(move || {
+                    let mut rng = Rng::new(1000 + thread);
+                    for index in 0..per_thread {
+                        let (m, n, k) = (rng.range(1, 70), rng.range(1, 70), rng.range(1, 70));
+                        let types = if kind == BackendKind::Coopmat && index % 2 == 1 {
+                            GemmTypes::F16_F32
+                        } else {
+                            GemmTypes::F32
+                        };
+                        let gemm = Gemm::new(m, n, k)
+                            .types(types)
+                            .a(MatrixLayout::column_major())
+                            .beta(0.5);
+                        if handle.select(&gemm).is_err() {
+                            continue; // this backend does not run these types here
+                        }
+                        common::check_any(&handle, &gemm, thread * 1000 + index as u64)
+                            .unwrap_or_else(|e| panic!("thread {thread}: {e}"));
+                    }
+                })
+            })
+            .collect();
+        for thread in threads {
+            thread.join().expect("a worker thread failed");
+        }
+        eprintln!("{kind}: 8 threads x {per_thread} GEMMs verified");
+    }
+    assert_no_validation_errors();
+}
+
+#[test]
+fn thousands_of_gemms_keep_raw_objects_flat() {
+    let rounds = 1500 * soak_factor();
+    let context = context();
+    let gemm = Gemm::new(24, 40, 32).beta(1.0);
+    let resolved = gemm.resolve().unwrap();
+    let mut rng = Rng::new(7);
+    let a: Vec<f32> = rng.values(resolved.a.required_elements() as usize);
+    let b: Vec<f32> = rng.values(resolved.b.required_elements() as usize);
+    let c: Vec<f32> = rng.values(resolved.c.required_elements() as usize);
+    for (kind, handle) in backends_for(GemmTypes::F32) {
+        let (a_buffer, b_buffer, c_buffer) = (
+            context.upload("a", &a),
+            context.upload("b", &b),
+            context.upload("c", &c),
+        );
+        let buffers = GemmBuffers {
+            a: &a_buffer,
+            b: &b_buffer,
+            c: &c_buffer,
+        };
+        let mut counts_after_warm_up = None;
+        for round in 0..rounds {
+            handle.run(&gemm, &buffers).unwrap();
+            if round % 100 == 99 {
+                handle.wait().unwrap();
+            }
+            if round == 199 {
+                counts_after_warm_up = context.coopmat().ok().map(|c| c.object_counts());
+            }
+        }
+        handle.wait().unwrap();
+        if kind == BackendKind::Coopmat {
+            let coopmat = context.coopmat().unwrap();
+            assert_eq!(
+                coopmat.in_flight(),
+                0,
+                "every recorded GEMM must be reclaimed after the queue is idle"
+            );
+            let (pipelines, pools, events) = coopmat.object_counts();
+            let (warm_pipelines, warm_pools, warm_events) = counts_after_warm_up.unwrap();
+            assert_eq!(pipelines, warm_pipelines, "pipelines grew");
+            assert!(
+                pools <= warm_pools + 1 && events <= warm_events + 64,
+                "raw objects grew: {:?} -> {:?}",
+                (warm_pools, warm_events),
+                (pools, events)
+            );
+        }
+        // C accumulated `rounds` times: C_final = C + rounds * A*B, checked against the reference.
+        let result: Vec<f32> = pollster::block_on(context.download(&c_buffer, c.len())).unwrap();
+        let scaled = gemm.alpha(rounds as f32);
+        let reference = Reference::compute(&scaled.resolve().unwrap(), &a, &b, &c).unwrap();
+        // rounds sequential f32 additions of the product: allow for their rounding too.
+        let bound = reference
+            .expected
+            .iter()
+            .map(|v| v.abs())
+            .fold(0.0, f64::max)
+            * rounds as f64
+            * f32::EPSILON as f64;
+        let worst = result
+            .iter()
+            .zip(&reference.expected)
+            .map(|(r, e)| (*r as f64 - e).abs())
+            .fold(0.0, f64::max);
+        assert!(
+            worst <= bound.max(1e-3),
+            "{kind}: error {worst} after {rounds} GEMMs (bound {bound})"
+        );
+        eprintln!("{kind}: {rounds} successive GEMMs, objects flat, result verified");
+    }
+    assert_no_validation_errors();
+}

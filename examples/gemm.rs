@@ -3,6 +3,7 @@
 //!
 //! ```text
 //! cargo run --release --example gemm -- [M [N [K]]] [--types f32|f16|f16acc16|bf16|i8] [--backend auto|simt|coopmat] [--runs N]
+//!     [--a-column-major] [--b-column-major]
 //! ```
 //! One size given means M = N = K (default 1024). Set `RUST_LOG=debug` for the tile
 //! configuration and per-call timings.
@@ -11,7 +12,7 @@ use std::time::Instant;
 
 use coopgemm::{
     BackendChoice, BackendKind, Context, ContextOptions, DType, Element, Gemm, GemmBuffers,
-    GemmTypes, Reference,
+    GemmTypes, MatrixLayout, Order, Reference,
 };
 
 struct Args {
@@ -21,6 +22,8 @@ struct Args {
     types: GemmTypes,
     backend: BackendChoice,
     runs: usize,
+    a_order: Order,
+    b_order: Order,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -32,6 +35,8 @@ fn parse_args() -> Result<Args, String> {
         types: GemmTypes::F32,
         backend: BackendChoice::Auto,
         runs: 10,
+        a_order: Order::RowMajor,
+        b_order: Order::RowMajor,
     };
     let mut iter = std::env::args().skip(1);
     while let Some(arg) = iter.next() {
@@ -47,8 +52,10 @@ fn parse_args() -> Result<Args, String> {
                     other => BackendChoice::Force(BackendKind::parse(other).ok_or(format!("unknown backend {other}"))?),
                 };
             }
+            "--a-column-major" => args.a_order = Order::ColumnMajor,
+            "--b-column-major" => args.b_order = Order::ColumnMajor,
             "--runs" => args.runs = iter.next().and_then(|v| v.parse().ok()).ok_or("--runs needs a number")?,
-            "-h" | "--help" => return Err("usage: gemm [M [N [K]]] [--types f32|f16|f16acc16|bf16|i8] [--backend auto|simt|coopmat] [--runs N]".into()),
+            "-h" | "--help" => return Err("usage: gemm [M [N [K]]] [--types f32|f16|f16acc16|bf16|i8] [--backend auto|simt|coopmat] [--runs N] [--a-column-major] [--b-column-major]".into()),
             size => sizes.push(size.parse::<u32>().map_err(|_| format!("not a size: {size}"))?),
         }
     }
@@ -84,7 +91,16 @@ fn random_values<T: Element>(count: usize, seed: u64) -> Vec<T> {
 }
 
 fn run<I: Element, O: Element>(context: &Context, args: &Args) -> Result<(), coopgemm::Error> {
-    let gemm = Gemm::new(args.m, args.n, args.k).types(args.types);
+    let gemm = Gemm::new(args.m, args.n, args.k)
+        .types(args.types)
+        .a(MatrixLayout {
+            order: args.a_order,
+            ..Default::default()
+        })
+        .b(MatrixLayout {
+            order: args.b_order,
+            ..Default::default()
+        });
     let resolved = gemm.resolve()?;
     let selection = context.select(&gemm)?;
     println!("backend: {} ({})", selection.backend, selection.reason);

@@ -223,24 +223,25 @@ uint b_misalignment;
 
 void multiplyAccumulateKBlock(
         inout coopmat<ACC_TYPE, gl_ScopeWorkgroup, BM, BN, gl_MatrixUseAccumulator> accumulator,
-        tensorLayoutNV<2> a_layout, tensorLayoutNV<2> b_layout, uint k_block) {
+        tensorLayoutNV<2> a_layout, tensorLayoutNV<2> b_layout, uint k_block,
+        uint a_shift, uint b_shift) {
     coopmat<A_TYPE, gl_ScopeWorkgroup, BM, BK, gl_MatrixUseA> a_tile;
     coopmat<A_TYPE, gl_ScopeWorkgroup, BK, BN, gl_MatrixUseB> b_tile;
     const tensorViewNV<2, false, 1, 0> transpose_view = createTensorViewNV(2, false, 1, 0);
     if (A_ROW_MAJOR) {
         coopMatLoadTensorNV(a_tile, a_elements, a_aligned_start,
-            sliceTensorLayoutNV(a_layout, tile_row, BM, a_misalignment + k_block, BK));
+            sliceTensorLayoutNV(a_layout, tile_row, BM, a_shift + k_block, BK));
     } else {
         coopMatLoadTensorNV(a_tile, a_elements, a_aligned_start,
-            sliceTensorLayoutNV(a_layout, k_block, BK, a_misalignment + tile_row, BM),
+            sliceTensorLayoutNV(a_layout, k_block, BK, a_shift + tile_row, BM),
             transpose_view);
     }
     if (B_ROW_MAJOR) {
         coopMatLoadTensorNV(b_tile, b_elements, b_aligned_start,
-            sliceTensorLayoutNV(b_layout, k_block, BK, b_misalignment + tile_column, BN));
+            sliceTensorLayoutNV(b_layout, k_block, BK, b_shift + tile_column, BN));
     } else {
         coopMatLoadTensorNV(b_tile, b_elements, b_aligned_start,
-            sliceTensorLayoutNV(b_layout, tile_column, BN, b_misalignment + k_block, BK),
+            sliceTensorLayoutNV(b_layout, tile_column, BN, b_shift + k_block, BK),
             transpose_view);
     }
     accumulator = coopMatMulAdd(a_tile, b_tile, accumulator);
@@ -249,24 +250,25 @@ void multiplyAccumulateKBlock(
 void multiplyAccumulateKBlock(
         inout coopmat<ACC_TYPE, gl_ScopeWorkgroup, BM, BN, gl_MatrixUseAccumulator> accumulator,
         tensorLayoutNV<2, gl_CooperativeMatrixClampModeConstantNV> a_layout,
-        tensorLayoutNV<2, gl_CooperativeMatrixClampModeConstantNV> b_layout, uint k_block) {
+        tensorLayoutNV<2, gl_CooperativeMatrixClampModeConstantNV> b_layout, uint k_block,
+        uint a_shift, uint b_shift) {
     coopmat<A_TYPE, gl_ScopeWorkgroup, BM, BK, gl_MatrixUseA> a_tile;
     coopmat<A_TYPE, gl_ScopeWorkgroup, BK, BN, gl_MatrixUseB> b_tile;
     const tensorViewNV<2, false, 1, 0> transpose_view = createTensorViewNV(2, false, 1, 0);
     if (A_ROW_MAJOR) {
         coopMatLoadTensorNV(a_tile, a_elements, a_aligned_start,
-            sliceTensorLayoutNV(a_layout, tile_row, BM, a_misalignment + k_block, BK));
+            sliceTensorLayoutNV(a_layout, tile_row, BM, a_shift + k_block, BK));
     } else {
         coopMatLoadTensorNV(a_tile, a_elements, a_aligned_start,
-            sliceTensorLayoutNV(a_layout, k_block, BK, a_misalignment + tile_row, BM),
+            sliceTensorLayoutNV(a_layout, k_block, BK, a_shift + tile_row, BM),
             transpose_view);
     }
     if (B_ROW_MAJOR) {
         coopMatLoadTensorNV(b_tile, b_elements, b_aligned_start,
-            sliceTensorLayoutNV(b_layout, k_block, BK, b_misalignment + tile_column, BN));
+            sliceTensorLayoutNV(b_layout, k_block, BK, b_shift + tile_column, BN));
     } else {
         coopMatLoadTensorNV(b_tile, b_elements, b_aligned_start,
-            sliceTensorLayoutNV(b_layout, tile_column, BN, b_misalignment + k_block, BK),
+            sliceTensorLayoutNV(b_layout, tile_column, BN, b_shift + k_block, BK),
             transpose_view);
     }
     accumulator = coopMatMulAdd(a_tile, b_tile, accumulator);
@@ -333,31 +335,34 @@ void main() {
         for (uint group = 0; group < unrolled_groups; ++group) {
             [[unroll]]
             for (uint step = 0; step < K_BLOCKS_PER_UNROLLED_GROUP; ++step) {
-                multiplyAccumulateKBlock(accumulator, a_layout, b_layout, k_block);
+                multiplyAccumulateKBlock(accumulator, a_layout, b_layout, k_block, 0u, 0u);
                 k_block += BK;
             }
         }
         [[dont_unroll]]
         for (; k_block + BK <= params.k; k_block += BK) {
-            multiplyAccumulateKBlock(accumulator, a_layout, b_layout, k_block);
+            multiplyAccumulateKBlock(accumulator, a_layout, b_layout, k_block, 0u, 0u);
         }
     } else {
         [[dont_unroll]]
         for (uint group = 0; group < unrolled_groups; ++group) {
             [[unroll]]
             for (uint step = 0; step < K_BLOCKS_PER_UNROLLED_GROUP; ++step) {
-                multiplyAccumulateKBlock(accumulator, a_layout_clamped, b_layout_clamped, k_block);
+                multiplyAccumulateKBlock(accumulator, a_layout_clamped, b_layout_clamped, k_block,
+                                         a_misalignment, b_misalignment);
                 k_block += BK;
             }
         }
         [[dont_unroll]]
         for (; k_block + BK <= params.k; k_block += BK) {
-            multiplyAccumulateKBlock(accumulator, a_layout_clamped, b_layout_clamped, k_block);
+            multiplyAccumulateKBlock(accumulator, a_layout_clamped, b_layout_clamped, k_block,
+                                         a_misalignment, b_misalignment);
         }
     }
     // Partial last K block: the clamped layouts pad it with zeros.
     if (k_block < params.k) {
-        multiplyAccumulateKBlock(accumulator, a_layout_clamped, b_layout_clamped, k_block);
+        multiplyAccumulateKBlock(accumulator, a_layout_clamped, b_layout_clamped, k_block,
+                                         a_misalignment, b_misalignment);
     }
 
     // ---- epilogue ----

@@ -110,9 +110,9 @@ fn run<I: Element, O: Element>(context: &Context, args: &Args) -> Result<(), coo
     let a: Vec<I> = random_values(resolved.a.required_elements() as usize, 1);
     let b: Vec<I> = random_values(resolved.b.required_elements() as usize, 2);
     let c: Vec<O> = vec![O::from_f64_lossy(0.0); resolved.c.required_elements() as usize];
-    let a_buffer = context.upload("A", &a);
-    let b_buffer = context.upload("B", &b);
-    let c_buffer = context.upload("C", &c);
+    let a_buffer = context.upload("A", &a)?;
+    let b_buffer = context.upload("B", &b)?;
+    let c_buffer = context.upload("C", &c)?;
     let buffers = GemmBuffers {
         a: &a_buffer,
         b: &b_buffer,

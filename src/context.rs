@@ -1,6 +1,6 @@
 //! [`Context`]: a device, its queue and the backends that run GEMMs on it.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use crate::backend::coopmat::CoopmatBackend;
 use crate::backend::simt::SimtBackend;
@@ -107,6 +107,9 @@ struct Shared {
     queue: wgpu::Queue,
     simt: SimtBackend,
     coopmat: std::result::Result<CoopmatBackend, String>,
+    /// Why the device was lost, once it is (only tracked on devices the context created:
+    /// wgpu keeps one lost-callback per device, and a caller's device keeps the caller's).
+    lost: Arc<Mutex<Option<String>>>,
 }
 
 fn adapter_rank(info: &wgpu::AdapterInfo, preference: wgpu::PowerPreference) -> (u8, u8) {
@@ -210,7 +213,17 @@ impl Context {
                 (device, queue, None)
             }
         };
-        Ok(Context::assemble(info, device, queue, enabled, options))
+        let lost = Arc::new(Mutex::new(None));
+        let lost_in_callback = lost.clone();
+        device.set_device_lost_callback(move |reason, message| {
+            log::error!("device lost ({reason:?}): {message}");
+            if let Ok(mut lost) = lost_in_callback.lock() {
+                *lost = Some(format!("{reason:?}: {message}"));
+            }
+        });
+        Ok(Context::assemble(
+            info, device, queue, enabled, lost, options,
+        ))
     }
 
     /// Wraps a device and queue the caller already has.
@@ -220,7 +233,14 @@ impl Context {
     /// the caller as the README describes); otherwise GEMMs run on the SIMT backend.
     pub fn from_wgpu(device: wgpu::Device, queue: wgpu::Queue) -> Context {
         let info = device.adapter_info();
-        Context::assemble(info, device, queue, None, ContextOptions::default())
+        Context::assemble(
+            info,
+            device,
+            queue,
+            None,
+            Default::default(),
+            ContextOptions::default(),
+        )
     }
 
     /// [`Context::from_wgpu`] with options (only `backend` and `enable_coopmat` apply).
@@ -230,7 +250,7 @@ impl Context {
         options: ContextOptions,
     ) -> Context {
         let info = device.adapter_info();
-        Context::assemble(info, device, queue, None, options)
+        Context::assemble(info, device, queue, None, Default::default(), options)
     }
 
     fn assemble(
@@ -238,6 +258,7 @@ impl Context {
         device: wgpu::Device,
         queue: wgpu::Queue,
         enabled: Option<EnabledFeatures>,
+        lost: Arc<Mutex<Option<String>>>,
         options: ContextOptions,
     ) -> Context {
         let is_cpu = adapter_info.device_type == wgpu::DeviceType::Cpu;
@@ -259,6 +280,7 @@ impl Context {
                 queue,
                 simt,
                 coopmat,
+                lost,
             }),
             policy,
         }
@@ -409,10 +431,20 @@ impl Context {
         })
     }
 
-    /// Records and submits `gemm`. Validation and out-of-memory errors the device reports
-    /// while recording come back as [`Error::Device`].
-    pub fn run(&self, gemm: &Gemm, buffers: &GemmBuffers<'_>) -> Result<SubmittedGemm> {
-        let scope = self
+    /// Fails with [`Error::DeviceLost`] once the device is known to be lost.
+    fn check_device(&self) -> Result<()> {
+        match self.shared.lost.lock().map(|lost| lost.clone()) {
+            Ok(Some(why)) => Err(Error::DeviceLost(why)),
+            Ok(None) => Ok(()),
+            Err(_) => Err(Error::DeviceLost("device-lost state poisoned".into())),
+        }
+    }
+
+    /// Runs `work` inside wgpu error scopes, so that validation and out-of-memory errors
+    /// come back as [`Error::Device`] instead of reaching wgpu's uncaptured-error handler.
+    fn scoped<T>(&self, work: impl FnOnce() -> T) -> Result<T> {
+        self.check_device()?;
+        let memory = self
             .shared
             .device
             .push_error_scope(wgpu::ErrorFilter::OutOfMemory);
@@ -420,13 +452,42 @@ impl Context {
             .shared
             .device
             .push_error_scope(wgpu::ErrorFilter::Validation);
-        let recorded = self.record(gemm, buffers);
+        let output = work();
         let validation_error = pollster::block_on(validation.pop());
-        let memory_error = pollster::block_on(scope.pop());
-        if let Some(error) = validation_error.or(memory_error) {
-            return Err(Error::Device(error.to_string()));
+        let memory_error = pollster::block_on(memory.pop());
+        self.check_device()?;
+        match validation_error.or(memory_error) {
+            Some(error) => Err(Error::Device(error.to_string())),
+            None => Ok(output),
         }
-        let recorded = recorded?;
+    }
+
+    /// Creates a buffer, reporting a size over the device's limit, out-of-memory and
+    /// validation errors as errors rather than panics.
+    pub fn create_buffer(
+        &self,
+        label: &str,
+        bytes: u64,
+        usage: wgpu::BufferUsages,
+    ) -> Result<wgpu::Buffer> {
+        let limit = self.shared.device.limits().max_buffer_size;
+        if bytes > limit {
+            return Err(Error::BufferTooLarge { bytes, limit });
+        }
+        self.scoped(|| {
+            self.shared.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size: bytes,
+                usage,
+                mapped_at_creation: false,
+            })
+        })
+    }
+
+    /// Records and submits `gemm`. Validation and out-of-memory errors the device reports
+    /// while recording come back as [`Error::Device`], a lost device as [`Error::DeviceLost`].
+    pub fn run(&self, gemm: &Gemm, buffers: &GemmBuffers<'_>) -> Result<SubmittedGemm> {
+        let recorded = self.scoped(|| self.record(gemm, buffers))??;
         let submission = self.shared.queue.submit(recorded.command_buffers);
         Ok(SubmittedGemm {
             submission,
@@ -436,6 +497,7 @@ impl Context {
 
     /// Blocks until all submitted work is done.
     pub fn wait(&self) -> Result<()> {
+        self.check_device()?;
         self.shared
             .device
             .poll(wgpu::PollType::wait_indefinitely())

@@ -68,15 +68,6 @@ pub enum Error {
         /// The usages that are missing.
         missing: wgpu::BufferUsages,
     },
-    /// An operand's byte offset is not aligned as the kernels need.
-    MisalignedOffset {
-        /// Which operand.
-        operand: Operand,
-        /// The offset in bytes.
-        offset_bytes: u64,
-        /// The alignment the offset must have, in bytes.
-        alignment: u64,
-    },
     /// The elements addressed by one operand do not fit the kernels' 32-bit index arithmetic.
     IndexOverflow {
         /// Which operand.
@@ -146,7 +137,16 @@ pub enum Error {
     },
     /// A shader or pipeline could not be built.
     Pipeline(String),
-    /// The device reported an error (device lost, out of memory, validation failure).
+    /// A buffer larger than the device's `max_buffer_size` was asked for.
+    BufferTooLarge {
+        /// Bytes asked for.
+        bytes: u64,
+        /// The device's `max_buffer_size`.
+        limit: u64,
+    },
+    /// The device was lost (driver reset, `Device::destroy`, ...); create a new context.
+    DeviceLost(String),
+    /// The device reported an error (out of memory, validation failure).
     Device(String),
     /// Reading a result back to the host failed.
     Readback(String),
@@ -168,10 +168,6 @@ impl fmt::Display for Error {
             Error::MissingBufferUsage { operand, missing } => {
                 write!(f, "{operand}: buffer lacks usage {missing:?}")
             }
-            Error::MisalignedOffset { operand, offset_bytes, alignment } => write!(
-                f,
-                "{operand}: offset of {offset_bytes} bytes is not a multiple of {alignment}"
-            ),
             Error::IndexOverflow { operand, last_index, limit } => write!(
                 f,
                 "{operand}: element index {last_index} exceeds the kernels' 32-bit limit {limit}"
@@ -208,6 +204,11 @@ impl fmt::Display for Error {
                 Ok(())
             }
             Error::Pipeline(why) => write!(f, "pipeline creation failed: {why}"),
+            Error::BufferTooLarge { bytes, limit } => write!(
+                f,
+                "a buffer of {bytes} bytes exceeds the device's limit of {limit}"
+            ),
+            Error::DeviceLost(why) => write!(f, "device lost: {why}"),
             Error::Device(why) => write!(f, "device error: {why}"),
             Error::Readback(why) => write!(f, "readback failed: {why}"),
         }

@@ -1,7 +1,6 @@
 //! The host convenience path: upload slices, run, read C back.
 
 use futures::channel::oneshot;
-use wgpu::util::DeviceExt;
 
 use crate::bindings::GemmBuffers;
 use crate::context::Context;
@@ -19,19 +18,18 @@ impl Context {
     ///
     /// ```no_run
     /// let context = coopgemm::Context::new_blocking()?;
-    /// let buffer = context.upload("weights", &[1.0f32, 2.0, 3.0]);
+    /// let buffer = context.upload("weights", &[1.0f32, 2.0, 3.0])?;
     /// assert_eq!(buffer.size(), 12);
     /// # Ok::<(), coopgemm::Error>(())
     /// ```
-    pub fn upload<T: Element>(&self, label: &str, data: &[T]) -> wgpu::Buffer {
-        let mut bytes = bytemuck::cast_slice::<T, u8>(data).to_vec();
-        bytes.resize(bytes.len().div_ceil(4).max(1) * 4, 0);
-        self.device()
-            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some(label),
-                contents: &bytes,
-                usage: HOST_BUFFER_USAGES,
-            })
+    pub fn upload<T: Element>(&self, label: &str, data: &[T]) -> Result<wgpu::Buffer> {
+        let data_bytes = bytemuck::cast_slice::<T, u8>(data);
+        let size = (data_bytes.len() as u64).div_ceil(4).max(1) * 4;
+        let buffer = self.create_buffer(label, size, HOST_BUFFER_USAGES)?;
+        let mut padded = data_bytes.to_vec();
+        padded.resize(size as usize, 0);
+        self.queue().write_buffer(&buffer, 0, &padded);
+        Ok(buffer)
     }
 
     /// Reads `count` elements of type `T` from the start of `buffer` (which needs `COPY_SRC`),
@@ -57,12 +55,11 @@ impl Context {
                 buffer_bytes: buffer.size(),
             });
         }
-        let staging = self.device().create_buffer(&wgpu::BufferDescriptor {
-            label: Some("coopgemm readback"),
-            size: padded,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
+        let staging = self.create_buffer(
+            "coopgemm readback",
+            padded,
+            wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        )?;
         let mut encoder = self
             .device()
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
@@ -129,9 +126,9 @@ impl Context {
                 });
             }
         }
-        let a_buffer = self.upload("coopgemm A", a);
-        let b_buffer = self.upload("coopgemm B", b);
-        let c_buffer = self.upload("coopgemm C", c);
+        let a_buffer = self.upload("coopgemm A", a)?;
+        let b_buffer = self.upload("coopgemm B", b)?;
+        let c_buffer = self.upload("coopgemm C", c)?;
         self.run(
             gemm,
             &GemmBuffers {

@@ -30,7 +30,7 @@
 //!
 //! ```no_run
 //! # let context = coopgemm::Context::new_blocking()?;
-//! # let (a, b, c) = (context.upload("a", &[0f32; 16]), context.upload("b", &[0f32; 16]), context.upload("c", &[0f32; 16]));
+//! # let (a, b, c) = (context.upload("a", &[0f32; 16])?, context.upload("b", &[0f32; 16])?, context.upload("c", &[0f32; 16])?);
 //! use coopgemm::{Gemm, GemmBuffers};
 //! let gemm = Gemm::new(4, 4, 4);
 //! let mut encoder = context.device().create_command_encoder(&Default::default());

@@ -217,7 +217,7 @@ fn output_aliasing_an_input_is_rejected() {
         .unwrap_err();
     assert_eq!(error, Error::OutputAliasesInput { input: Operand::B });
     // A and B may share a buffer: both are only read.
-    let a_and_b = context().upload("a and b", &[1.0f32; 16]);
+    let a_and_b = context().upload("a and b", &[1.0f32; 16]).unwrap();
     let c = storage(64);
     context()
         .run(
@@ -514,4 +514,77 @@ fn errors_explain_themselves() {
     let error: Box<dyn std::error::Error> =
         Box::new(Error::OutputAliasesInput { input: Operand::A });
     assert_eq!(error.to_string(), "C overlaps A in the same buffer");
+}
+
+#[test]
+fn buffers_beyond_the_device_limit_are_errors_not_panics() {
+    let limit = context().device().limits().max_buffer_size;
+    let error = context()
+        .create_buffer("huge", limit + 4, HOST_BUFFER_USAGES)
+        .unwrap_err();
+    assert_eq!(
+        error,
+        Error::BufferTooLarge {
+            bytes: limit + 4,
+            limit
+        }
+    );
+    // A usage combination wgpu rejects is reported by the error scope, not the panic handler.
+    let error = context()
+        .create_buffer(
+            "bad usage",
+            64,
+            wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::STORAGE,
+        )
+        .unwrap_err();
+    assert!(matches!(error, Error::Device(_)), "{error:?}");
+}
+
+#[test]
+fn a_lost_device_is_reported_as_an_error() {
+    // A context of its own: this test destroys its device.
+    let options = coopgemm::ContextOptions {
+        enable_coopmat: false,
+        ..common::test_options()
+    };
+    let doomed = pollster::block_on(coopgemm::Context::with_options(options)).unwrap();
+    let (a, b, c) = (
+        doomed.upload("a", &[1.0f32; 16]).unwrap(),
+        doomed.upload("b", &[1.0f32; 16]).unwrap(),
+        doomed.upload("c", &[0.0f32; 16]).unwrap(),
+    );
+    doomed
+        .run(
+            &Gemm::new(4, 4, 4),
+            &GemmBuffers {
+                a: &a,
+                b: &b,
+                c: &c,
+            },
+        )
+        .unwrap();
+    doomed.wait().unwrap();
+    doomed.device().destroy();
+    let _ = doomed.device().poll(wgpu::PollType::Poll);
+    let error = doomed
+        .run(
+            &Gemm::new(4, 4, 4),
+            &GemmBuffers {
+                a: &a,
+                b: &b,
+                c: &c,
+            },
+        )
+        .unwrap_err();
+    assert!(matches!(error, Error::DeviceLost(_)), "{error:?}");
+    assert!(matches!(doomed.wait(), Err(Error::DeviceLost(_))));
+    assert!(matches!(
+        doomed.multiply(
+            &Gemm::new(4, 4, 4),
+            &[1.0f32; 16],
+            &[1.0f32; 16],
+            &[0.0f32; 16]
+        ),
+        Err(Error::DeviceLost(_))
+    ));
 }

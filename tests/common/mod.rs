@@ -39,20 +39,24 @@ impl log::Log for TestLogger {
     fn flush(&self) {}
 }
 
+/// Context options for tests: without `InstanceFlags::DEBUG`, with which naga marks SPIR-V
+/// with source language WGSL, which Debian's validation layer (1.3.239) predates and reports
+/// as invalid SPIR-V.
+pub fn test_options() -> ContextOptions {
+    ContextOptions {
+        instance_flags: wgpu::InstanceFlags::from_build_config().with_env()
+            - wgpu::InstanceFlags::DEBUG,
+        ..Default::default()
+    }
+}
+
 /// The context every test in this binary shares (created once).
 pub fn context() -> &'static Context {
     static CONTEXT: OnceLock<Context> = OnceLock::new();
     CONTEXT.get_or_init(|| {
         let _ = log::set_boxed_logger(Box::new(TestLogger))
             .map(|()| log::set_max_level(log::LevelFilter::Warn));
-        // Without InstanceFlags::DEBUG: with it naga marks SPIR-V with source language WGSL,
-        // which Debian's validation layer (1.3.239) predates and reports as invalid SPIR-V.
-        let options = ContextOptions {
-            instance_flags: wgpu::InstanceFlags::from_build_config().with_env()
-                - wgpu::InstanceFlags::DEBUG,
-            ..Default::default()
-        };
-        let context = pollster::block_on(Context::with_options(options))
+        let context = pollster::block_on(Context::with_options(test_options()))
             .expect("a GPU or CPU Vulkan adapter (install mesa-vulkan-drivers)");
         eprintln!("adapter: {:?}", context.adapter_info().name);
         for status in context.backends() {

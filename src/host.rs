@@ -103,29 +103,7 @@ impl Context {
         c: &[O],
     ) -> Result<Vec<O>> {
         let resolved = gemm.resolve()?;
-        let types = gemm.types;
-        for (operand, matches) in [
-            (Operand::A, I::DTYPE == types.input),
-            (Operand::C, O::DTYPE == types.output),
-        ] {
-            if !matches {
-                return Err(Error::HostTypeMismatch { operand, types });
-            }
-        }
-        for (operand, len) in [
-            (Operand::A, a.len()),
-            (Operand::B, b.len()),
-            (Operand::C, c.len()),
-        ] {
-            let needed = resolved.matrix(operand).required_elements();
-            if (len as u64) < needed {
-                return Err(Error::HostDataLength {
-                    operand,
-                    expected: needed,
-                    actual: len as u64,
-                });
-            }
-        }
+        resolved.check_host_data(a, b, c)?;
         let a_buffer = self.upload("coopgemm A", a)?;
         let b_buffer = self.upload("coopgemm B", b)?;
         let c_buffer = self.upload("coopgemm C", c)?;

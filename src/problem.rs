@@ -5,7 +5,7 @@
 //! what the backends and the CPU reference read.
 
 use crate::error::{Error, Operand, Result};
-use crate::types::GemmTypes;
+use crate::types::{Element, GemmTypes};
 
 /// How a matrix is laid out in memory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -340,6 +340,41 @@ impl ResolvedGemm {
     /// Whether no element of C is written.
     pub fn is_empty(&self) -> bool {
         self.c.is_empty()
+    }
+
+    /// Checks that host slices have the element types of `gemm.types` and hold every element
+    /// the description addresses.
+    pub fn check_host_data<I: Element, O: Element>(&self, a: &[I], b: &[I], c: &[O]) -> Result<()> {
+        let types = self.gemm.types;
+        for (operand, dtype) in [
+            (Operand::A, I::DTYPE),
+            (Operand::B, I::DTYPE),
+            (Operand::C, O::DTYPE),
+        ] {
+            let wanted = if operand == Operand::C {
+                types.output
+            } else {
+                types.input
+            };
+            if dtype != wanted {
+                return Err(Error::HostTypeMismatch { operand, types });
+            }
+        }
+        for (operand, len) in [
+            (Operand::A, a.len()),
+            (Operand::B, b.len()),
+            (Operand::C, c.len()),
+        ] {
+            let needed = self.matrix(operand).required_elements();
+            if (len as u64) < needed {
+                return Err(Error::HostDataLength {
+                    operand,
+                    expected: needed,
+                    actual: len as u64,
+                });
+            }
+        }
+        Ok(())
     }
 
     /// The operand with this name.

@@ -5,7 +5,7 @@
 //! batches too. It reproduces the whole C array: elements the GEMM must not touch (gaps
 //! between rows, other batches) are expected unchanged, with zero tolerance.
 
-use crate::error::{Error, Operand, Result};
+use crate::error::Result;
 use crate::problem::ResolvedGemm;
 use crate::types::{DType, Element};
 
@@ -62,7 +62,7 @@ impl Reference {
         b: &[I],
         c: &[O],
     ) -> Result<Reference> {
-        check_host_data(gemm, a, b, c)?;
+        gemm.check_host_data(a, b, c)?;
         let a_values: Vec<f64> = a.iter().map(|v| v.to_f64()).collect();
         let b_values: Vec<f64> = b.iter().map(|v| v.to_f64()).collect();
         let mut expected: Vec<f64> = c.iter().map(|v| v.to_f64()).collect();
@@ -95,7 +95,7 @@ impl Reference {
         c: &[O],
         samples: usize,
     ) -> Result<Reference> {
-        check_host_data(gemm, a, b, c)?;
+        gemm.check_host_data(a, b, c)?;
         let a_values: Vec<f64> = a.iter().map(|v| v.to_f64()).collect();
         let b_values: Vec<f64> = b.iter().map(|v| v.to_f64()).collect();
         let mut expected: Vec<f64> = c.iter().map(|v| v.to_f64()).collect();
@@ -183,44 +183,6 @@ impl Reference {
         }
         comparison
     }
-}
-
-fn check_host_data<I: Element, O: Element>(
-    gemm: &ResolvedGemm,
-    a: &[I],
-    b: &[I],
-    c: &[O],
-) -> Result<()> {
-    let types = gemm.gemm.types;
-    for (operand, dtype) in [
-        (Operand::A, I::DTYPE),
-        (Operand::B, I::DTYPE),
-        (Operand::C, O::DTYPE),
-    ] {
-        let wanted = if operand == Operand::C {
-            types.output
-        } else {
-            types.input
-        };
-        if dtype != wanted {
-            return Err(Error::HostTypeMismatch { operand, types });
-        }
-    }
-    for (operand, len) in [
-        (Operand::A, a.len()),
-        (Operand::B, b.len()),
-        (Operand::C, c.len()),
-    ] {
-        let needed = gemm.matrix(operand).required_elements();
-        if (len as u64) < needed {
-            return Err(Error::HostDataLength {
-                operand,
-                expected: needed,
-                actual: len as u64,
-            });
-        }
-    }
-    Ok(())
 }
 
 /// Computes single elements of the reference, with their tolerance.

@@ -76,87 +76,58 @@ override B_ROW_VEC4S: u32 = TILE_N / 4u + 1u;
 var<workgroup> a_stages: array<vec4<f32>, 2u * TILE_K * A_ROW_VEC4S>;
 var<workgroup> b_stages: array<vec4<f32>, 2u * TILE_K * B_ROW_VEC4S>;
 
-// Loads this invocation's share of one TILE_M x TILE_K slice of A into registers.
-fn load_a_slice(batch: u32, row0: u32, k0: u32, local_index: u32, staged: ptr<function, array<f32, MAX_STAGING_LOADS>>) {
-    let loads = TILE_M * TILE_K / WORKGROUP_SIZE;
+// A and B are staged the same way, each seen as an "outer" dimension (rows of A, columns
+// of B) times k. `is_a` picks the operand; every call passes a literal, so it folds away.
+
+// Where, in an outer x TILE_K slice, the invocation's `i`-th staged element lies:
+// (outer, k). Neighbouring invocations take neighbouring elements along the operand's
+// contiguous direction, so their global reads coalesce.
+fn staged_position(is_a: bool, local_index: u32, i: u32) -> vec2<u32> {
+    let element = local_index + i * WORKGROUP_SIZE;
+    let tile_outer = select(TILE_N, TILE_M, is_a);
+    if (select(B_K_CONTIGUOUS, A_K_CONTIGUOUS, is_a)) {
+        return vec2<u32>(element / TILE_K, element % TILE_K);
+    }
+    return vec2<u32>(element % tile_outer, element / tile_outer);
+}
+
+// Loads this invocation's share of the slice of A (rows outer0.., k0..) or of B (columns
+// outer0.., k0..) into registers; elements outside the matrix read as zero.
+fn load_slice(is_a: bool, batch: u32, outer0: u32, k0: u32, local_index: u32, staged: ptr<function, array<f32, MAX_STAGING_LOADS>>) {
+    let loads = select(TILE_N, TILE_M, is_a) * TILE_K / WORKGROUP_SIZE;
+    let outer_limit = select(params.n, params.m, is_a);
+    let first = select(params.b_first + batch * params.b_batch_stride, params.a_first + batch * params.a_batch_stride, is_a);
+    let outer_stride = select(params.b_outer_stride, params.a_outer_stride, is_a);
+    let k_stride = select(params.b_k_stride, params.a_k_stride, is_a);
     for (var i = 0u; i < loads; i++) {
-        let element = local_index + i * WORKGROUP_SIZE;
-        var row: u32;
-        var kk: u32;
-        if (A_K_CONTIGUOUS) {
-            row = element / TILE_K;
-            kk = element % TILE_K;
-        } else {
-            row = element % TILE_M;
-            kk = element / TILE_M;
-        }
-        let global_row = row0 + row;
-        let global_k = k0 + kk;
+        let position = staged_position(is_a, local_index, i);
+        let outer = outer0 + position.x;
+        let k = k0 + position.y;
         var value = 0.0;
-        if (global_row < params.m && global_k < params.k) {
-            value = a[params.a_first + batch * params.a_batch_stride + global_row * params.a_outer_stride + global_k * params.a_k_stride];
+        if (outer < outer_limit && k < params.k) {
+            let index = first + outer * outer_stride + k * k_stride;
+            if (is_a) {
+                value = a[index];
+            } else {
+                value = b[index];
+            }
         }
         (*staged)[i] = value;
     }
 }
 
-// Writes the registers of load_a_slice into stage `stage` of workgroup memory, transposed to k-major.
-fn store_a_slice(stage: u32, local_index: u32, staged: ptr<function, array<f32, MAX_STAGING_LOADS>>) {
-    let loads = TILE_M * TILE_K / WORKGROUP_SIZE;
+// Writes the registers of load_slice into stage `stage` of workgroup memory, k-major.
+fn store_slice(is_a: bool, stage: u32, local_index: u32, staged: ptr<function, array<f32, MAX_STAGING_LOADS>>) {
+    let loads = select(TILE_N, TILE_M, is_a) * TILE_K / WORKGROUP_SIZE;
     for (var i = 0u; i < loads; i++) {
-        let element = local_index + i * WORKGROUP_SIZE;
-        var row: u32;
-        var kk: u32;
-        if (A_K_CONTIGUOUS) {
-            row = element / TILE_K;
-            kk = element % TILE_K;
+        let position = staged_position(is_a, local_index, i);
+        let outer = position.x;
+        let k_row = stage * TILE_K + position.y;
+        if (is_a) {
+            a_stages[k_row * A_ROW_VEC4S + outer / 4u][outer % 4u] = (*staged)[i];
         } else {
-            row = element % TILE_M;
-            kk = element / TILE_M;
+            b_stages[k_row * B_ROW_VEC4S + outer / 4u][outer % 4u] = (*staged)[i];
         }
-        a_stages[(stage * TILE_K + kk) * A_ROW_VEC4S + row / 4u][row % 4u] = (*staged)[i];
-    }
-}
-
-// Loads this invocation's share of one TILE_K x TILE_N slice of B into registers.
-fn load_b_slice(batch: u32, col0: u32, k0: u32, local_index: u32, staged: ptr<function, array<f32, MAX_STAGING_LOADS>>) {
-    let loads = TILE_N * TILE_K / WORKGROUP_SIZE;
-    for (var i = 0u; i < loads; i++) {
-        let element = local_index + i * WORKGROUP_SIZE;
-        var col: u32;
-        var kk: u32;
-        if (B_K_CONTIGUOUS) {
-            col = element / TILE_K;
-            kk = element % TILE_K;
-        } else {
-            col = element % TILE_N;
-            kk = element / TILE_N;
-        }
-        let global_col = col0 + col;
-        let global_k = k0 + kk;
-        var value = 0.0;
-        if (global_col < params.n && global_k < params.k) {
-            value = b[params.b_first + batch * params.b_batch_stride + global_col * params.b_outer_stride + global_k * params.b_k_stride];
-        }
-        (*staged)[i] = value;
-    }
-}
-
-// Writes the registers of load_b_slice into stage `stage` of workgroup memory, k-major.
-fn store_b_slice(stage: u32, local_index: u32, staged: ptr<function, array<f32, MAX_STAGING_LOADS>>) {
-    let loads = TILE_N * TILE_K / WORKGROUP_SIZE;
-    for (var i = 0u; i < loads; i++) {
-        let element = local_index + i * WORKGROUP_SIZE;
-        var col: u32;
-        var kk: u32;
-        if (B_K_CONTIGUOUS) {
-            col = element / TILE_K;
-            kk = element % TILE_K;
-        } else {
-            col = element % TILE_N;
-            kk = element / TILE_N;
-        }
-        b_stages[(stage * TILE_K + kk) * B_ROW_VEC4S + col / 4u][col % 4u] = (*staged)[i];
     }
 }
 
@@ -212,10 +183,10 @@ fn main(
     var staged_b: array<f32, MAX_STAGING_LOADS>;
     let k_slices = (params.k + TILE_K - 1u) / TILE_K;
     if (k_slices > 0u) {
-        load_a_slice(batch, row0, 0u, local_index, &staged_a);
-        load_b_slice(batch, col0, 0u, local_index, &staged_b);
-        store_a_slice(0u, local_index, &staged_a);
-        store_b_slice(0u, local_index, &staged_b);
+        load_slice(true, batch, row0, 0u, local_index, &staged_a);
+        load_slice(false, batch, col0, 0u, local_index, &staged_b);
+        store_slice(true, 0u, local_index, &staged_a);
+        store_slice(false, 0u, local_index, &staged_b);
     }
     workgroupBarrier();
 
@@ -223,8 +194,8 @@ fn main(
         let stage = slice % 2u;
         let has_next = slice + 1u < k_slices;
         if (has_next) {
-            load_a_slice(batch, row0, (slice + 1u) * TILE_K, local_index, &staged_a);
-            load_b_slice(batch, col0, (slice + 1u) * TILE_K, local_index, &staged_b);
+            load_slice(true, batch, row0, (slice + 1u) * TILE_K, local_index, &staged_a);
+            load_slice(false, batch, col0, (slice + 1u) * TILE_K, local_index, &staged_b);
         }
         for (var kk = 0u; kk < TILE_K; kk++) {
             let a_row = (stage * TILE_K + kk) * A_ROW_VEC4S + thread_row;
@@ -246,8 +217,8 @@ fn main(
             }
         }
         if (has_next) {
-            store_a_slice(1u - stage, local_index, &staged_a);
-            store_b_slice(1u - stage, local_index, &staged_b);
+            store_slice(true, 1u - stage, local_index, &staged_a);
+            store_slice(false, 1u - stage, local_index, &staged_b);
         }
         workgroupBarrier();
     }

@@ -6,7 +6,7 @@
 //! (16×16×16 on NVIDIA, 8×8×8 on lavapipe with the emulation layer), and a workgroup tiling
 //! that fits the device's shared memory. The raw Vulkan work lives in [`crate::vulkan`].
 
-use super::{Backend, BackendKind, KernelInfo, Target};
+use super::{check_grid, Backend, BackendKind, KernelInfo, Target};
 use crate::bindings::{BindingPlan, GemmBuffers};
 use crate::error::{Error, Result};
 use crate::problem::{Order, ResolvedGemm};
@@ -697,20 +697,12 @@ impl Backend for CoopmatBackend {
             gemm.gemm.m.div_ceil(config.block_m()),
             gemm.gemm.batch,
         ];
-        let limits = [
-            self.max_workgroups.min(self.info.max_workgroup_count[0]),
-            self.max_workgroups.min(self.info.max_workgroup_count[1]),
-            self.max_workgroups.min(self.info.max_workgroup_count[2]),
-        ];
-        for dimension in 0..3 {
-            if grid[dimension] > limits[dimension] {
-                return Err(Error::TooManyWorkgroups {
-                    dimension: dimension as u32,
-                    count: grid[dimension] as u64,
-                    limit: limits[dimension],
-                });
-            }
-        }
+        check_grid(
+            grid,
+            self.info
+                .max_workgroup_count
+                .map(|count| count.min(self.max_workgroups)),
+        )?;
         if gemm.is_empty() {
             return Ok(info);
         }

@@ -12,7 +12,7 @@ pub mod simt;
 use std::fmt;
 
 use crate::bindings::GemmBuffers;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::problem::ResolvedGemm;
 
 /// Names a backend.
@@ -98,4 +98,18 @@ pub trait Backend: Send + Sync + fmt::Debug {
         buffers: &GemmBuffers<'_>,
         target: Target<'_>,
     ) -> Result<KernelInfo>;
+}
+
+/// Checks a dispatch grid (workgroups along x, y, z) against per-dimension limits.
+pub(crate) fn check_grid(grid: [u32; 3], limits: [u32; 3]) -> Result<()> {
+    for (dimension, (count, limit)) in grid.into_iter().zip(limits).enumerate() {
+        if count > limit {
+            return Err(Error::TooManyWorkgroups {
+                dimension: dimension as u32,
+                count: count as u64,
+                limit,
+            });
+        }
+    }
+    Ok(())
 }

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use bytemuck::{Pod, Zeroable};
 use wgpu::util::DeviceExt;
 
-use super::{Backend, BackendKind, KernelInfo, Target};
+use super::{check_grid, Backend, BackendKind, KernelInfo, Target};
 use crate::bindings::{BindingPlan, GemmBuffers};
 use crate::error::{Error, Result};
 use crate::problem::{Order, ResolvedGemm, ResolvedMatrix};
@@ -126,10 +126,9 @@ impl SimtConfig {
         if ![4, 8].contains(&self.thread_m) || ![4, 8].contains(&self.thread_n) {
             return Err("thread tile must be 4 or 8 each way".into());
         }
-        if !self.tile_m.is_multiple_of(self.thread_m * 4)
-            || !self.tile_n.is_multiple_of(self.thread_n * 4)
+        if !self.tile_m.is_multiple_of(self.thread_m) || !self.tile_n.is_multiple_of(self.thread_n)
         {
-            return Err("tile must hold whole vec4 groups of every invocation".into());
+            return Err("tile must hold whole invocation blocks".into());
         }
         for loads in [self.tile_m * self.tile_k, self.tile_n * self.tile_k] {
             if loads % size != 0 || loads / size > 16 {
@@ -409,15 +408,7 @@ impl SimtBackend {
             gemm.gemm.m.div_ceil(config.tile_m),
             gemm.gemm.batch,
         ];
-        for (dimension, count) in grid.iter().enumerate() {
-            if *count > self.limits.max_compute_workgroups_per_dimension {
-                return Err(Error::TooManyWorkgroups {
-                    dimension: dimension as u32,
-                    count: *count as u64,
-                    limit: self.limits.max_compute_workgroups_per_dimension,
-                });
-            }
-        }
+        check_grid(grid, [self.limits.max_compute_workgroups_per_dimension; 3])?;
         let info = KernelInfo {
             backend: BackendKind::Simt,
             config: config.name.to_string(),

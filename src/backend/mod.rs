@@ -4,7 +4,7 @@
 //! - [`coopmat`]: a GLSL cooperative-matrix GEMM driven with ash through wgpu's Vulkan HAL.
 //!
 //! A [`Context`](crate::Context) owns one of each that the device can run and picks
-//! between them per GEMM ([`crate::selection`]).
+//! between them per GEMM (see [`Selection`](crate::Selection)).
 
 pub mod coopmat;
 pub mod simt;

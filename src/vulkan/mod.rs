@@ -4,7 +4,7 @@
 //! - [`device`]: opening a wgpu device whose `VkDevice` has the cooperative-matrix
 //!   extensions and features enabled, and finding out what a caller's device has.
 //! - [`properties`]: the device's cooperative-matrix shapes, subgroup sizes and limits.
-//! - [`dispatch`]: pipelines built from the GLSL kernels' SPIR-V with ash, and recording
+//! - `dispatch`: pipelines built from the GLSL kernels' SPIR-V with ash, and recording
 //!   them on wgpu's own command buffers and buffers.
 //!
 //! # How raw commands share wgpu's device and buffers

@@ -317,6 +317,41 @@ pub struct CoopmatBackend {
     enabled: EnabledFeatures,
     max_workgroups: u32,
     storage_limits: wgpu::Limits,
+    overrides: TuningOverrides,
+}
+
+/// Tuning switches from the environment, read once when the backend is created.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct TuningOverrides {
+    /// `COOPGEMM_COOPMAT2=0`: never use the `VK_NV_cooperative_matrix2` kernel.
+    without_coopmat2: bool,
+    /// `COOPGEMM_COOPMAT_SHAPE=MxNxK`: only this cooperative-matrix shape.
+    shape: Option<String>,
+    /// `COOPGEMM_COOPMAT_TILING`: try this KHR-kernel tiling first.
+    tiling: Option<CoopmatTiling>,
+    /// `COOPGEMM_COOPMAT2_TILE=BMxBNxBK`: try this coopmat2 workgroup tile first.
+    workgroup_tile: Option<(u32, u32, u32)>,
+}
+
+impl TuningOverrides {
+    fn from_env() -> TuningOverrides {
+        let var = |name: &str| std::env::var(name).ok();
+        TuningOverrides {
+            without_coopmat2: var("COOPGEMM_COOPMAT2").is_some_and(|v| v == "0"),
+            shape: var("COOPGEMM_COOPMAT_SHAPE"),
+            tiling: var("COOPGEMM_COOPMAT_TILING").and_then(|t| CoopmatTiling::parse(&t)),
+            workgroup_tile: var("COOPGEMM_COOPMAT2_TILE").and_then(|text| {
+                let numbers: Vec<u32> = text
+                    .split('x')
+                    .map(|p| p.parse().ok())
+                    .collect::<Option<_>>()?;
+                match numbers[..] {
+                    [bm, bn, bk] => Some((bm, bn, bk)),
+                    _ => None,
+                }
+            }),
+        }
+    }
 }
 
 /// Whether a shape keeps every tile row a whole number of 16-byte units (the kernel copies
@@ -357,6 +392,7 @@ impl CoopmatBackend {
             enabled,
             max_workgroups: limits.max_compute_workgroups_per_dimension,
             storage_limits: limits,
+            overrides: TuningOverrides::from_env(),
         })
     }
 
@@ -417,7 +453,7 @@ impl CoopmatBackend {
             ));
         }
         let want = Some(types.input);
-        let forced_shape = std::env::var("COOPGEMM_COOPMAT_SHAPE").ok();
+        let forced_shape = self.overrides.shape.as_ref();
         self.info
             .shapes
             .iter()
@@ -433,7 +469,7 @@ impl CoopmatBackend {
                     && s.n <= 16
                     && forced_shape
                         .as_ref()
-                        .is_none_or(|f| *f == format!("{}x{}x{}", s.m, s.n, s.k))
+                        .is_none_or(|f| **f == format!("{}x{}x{}", s.m, s.n, s.k))
             })
             .max_by_key(|s| (s.m * s.n * s.k, s.n))
             .copied()
@@ -453,9 +489,7 @@ impl CoopmatBackend {
     /// 215 TFLOP/s against the KHR kernel's 178; `COOPGEMM_COOPMAT2=0` turns it off), the
     /// `VK_KHR_cooperative_matrix` kernel otherwise.
     pub fn plan(&self, gemm: &ResolvedGemm) -> std::result::Result<CoopmatPlan, String> {
-        if self.enabled.cooperative_matrix2
-            && std::env::var("COOPGEMM_COOPMAT2").map_or(true, |v| v != "0")
-        {
+        if self.enabled.cooperative_matrix2 && !self.overrides.without_coopmat2 {
             if let Some(config) = self.plan_workgroup_scope(gemm) {
                 return Ok(CoopmatPlan::WorkgroupScope(config));
             }
@@ -495,18 +529,7 @@ impl CoopmatBackend {
         } else {
             self.info.flexible_max_dimension
         };
-        let forced = std::env::var("COOPGEMM_COOPMAT2_TILE")
-            .ok()
-            .and_then(|text| {
-                let numbers: Vec<u32> = text
-                    .split('x')
-                    .map(|p| p.parse().ok())
-                    .collect::<Option<_>>()?;
-                match numbers[..] {
-                    [bm, bn, bk] => Some((bm, bn, bk)),
-                    _ => None,
-                }
-            });
+        let forced = self.overrides.workgroup_tile;
         let fitting: Vec<WorkgroupScopeConfig> = forced
             .into_iter()
             .chain(WorkgroupScopeConfig::CANDIDATES)
@@ -548,9 +571,7 @@ impl CoopmatBackend {
                 && config.shared_memory_bytes(a_row_major, b_row_major)
                     <= self.info.shared_memory_bytes
         };
-        let forced = std::env::var("COOPGEMM_COOPMAT_TILING")
-            .ok()
-            .and_then(|t| CoopmatTiling::parse(&t));
+        let forced = self.overrides.tiling;
         let fitting: Vec<CoopmatConfig> = forced
             .into_iter()
             .chain(CoopmatTiling::CANDIDATES)

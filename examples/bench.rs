@@ -140,24 +140,6 @@ struct Measurement {
     passed: bool,
 }
 
-fn random_values<T: Element>(count: usize, seed: u64) -> Vec<T> {
-    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..count)
-        .map(|_| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            let unit = (state >> 40) as f64 / (1u64 << 24) as f64;
-            let value = if T::DTYPE == DType::I8 {
-                (unit * 16.0).floor() - 8.0
-            } else {
-                ((unit * 32.0).floor() - 16.0) / 16.0
-            };
-            T::from_f64_lossy(value)
-        })
-        .collect()
-}
-
 fn measure<I: Element, O: Element>(
     context: &Context,
     gemm: &Gemm,
@@ -165,8 +147,8 @@ fn measure<I: Element, O: Element>(
     use_timestamps: bool,
 ) -> Result<Measurement, coopgemm::Error> {
     let resolved = gemm.resolve()?;
-    let a: Vec<I> = random_values(resolved.a.required_elements() as usize, 1);
-    let b: Vec<I> = random_values(resolved.b.required_elements() as usize, 2);
+    let a: Vec<I> = coopgemm::sample_values(resolved.a.required_elements() as usize, 1);
+    let b: Vec<I> = coopgemm::sample_values(resolved.b.required_elements() as usize, 2);
     let c: Vec<O> = vec![O::from_f64_lossy(0.0); resolved.c.required_elements() as usize];
     let (a_buffer, b_buffer, c_buffer) = (
         context.upload("A", &a)?,

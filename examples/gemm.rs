@@ -11,8 +11,8 @@
 use std::time::Instant;
 
 use coopgemm::{
-    BackendChoice, BackendKind, Context, ContextOptions, DType, Element, Gemm, GemmBuffers,
-    GemmTypes, MatrixLayout, Order, Reference,
+    BackendChoice, BackendKind, Context, ContextOptions, Element, Gemm, GemmBuffers, GemmTypes,
+    MatrixLayout, Order, Reference,
 };
 
 struct Args {
@@ -70,26 +70,6 @@ fn parse_args() -> Result<Args, String> {
     Ok(args)
 }
 
-/// Small pseudo-random numbers (xorshift), reproducible across runs.
-fn random_values<T: Element>(count: usize, seed: u64) -> Vec<T> {
-    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..count)
-        .map(|_| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            let unit = (state >> 40) as f64 / (1u64 << 24) as f64; // [0, 1)
-                                                                   // Integers in [-8, 8) for i8, multiples of 1/16 in [-1, 1) otherwise: exact in every type.
-            let value = if T::DTYPE == DType::I8 {
-                (unit * 16.0).floor() - 8.0
-            } else {
-                ((unit * 32.0).floor() - 16.0) / 16.0
-            };
-            T::from_f64_lossy(value)
-        })
-        .collect()
-}
-
 fn run<I: Element, O: Element>(context: &Context, args: &Args) -> Result<(), coopgemm::Error> {
     let gemm = Gemm::new(args.m, args.n, args.k)
         .types(args.types)
@@ -107,8 +87,8 @@ fn run<I: Element, O: Element>(context: &Context, args: &Args) -> Result<(), coo
     for (kind, why) in &selection.rejected {
         println!("  not {kind}: {why}");
     }
-    let a: Vec<I> = random_values(resolved.a.required_elements() as usize, 1);
-    let b: Vec<I> = random_values(resolved.b.required_elements() as usize, 2);
+    let a: Vec<I> = coopgemm::sample_values(resolved.a.required_elements() as usize, 1);
+    let b: Vec<I> = coopgemm::sample_values(resolved.b.required_elements() as usize, 2);
     let c: Vec<O> = vec![O::from_f64_lossy(0.0); resolved.c.required_elements() as usize];
     let a_buffer = context.upload("A", &a)?;
     let b_buffer = context.upload("B", &b)?;

@@ -57,6 +57,6 @@ pub use context::{BackendStatus, Context, ContextOptions, RecordedGemm, Submitte
 pub use error::{Error, Operand, Result};
 pub use host::HOST_BUFFER_USAGES;
 pub use problem::{Gemm, MatrixLayout, Order, ResolvedGemm, ResolvedMatrix};
-pub use reference::{Comparison, Reference};
+pub use reference::{sample_values, Comparison, Reference};
 pub use selection::{BackendChoice, Selection, SelectionPolicy, COOPMAT_MIN_MULTIPLY_ADDS};
 pub use types::{DType, Element, GemmTypes};

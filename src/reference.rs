@@ -9,6 +9,34 @@ use crate::error::Result;
 use crate::problem::ResolvedGemm;
 use crate::types::{DType, Element};
 
+/// Reproducible pseudo-random test data whose products are exact in every element type:
+/// multiples of 1/16 in [-1, 1) for float types, integers in [-8, 8) for integer types.
+/// Only the summation can then round, which makes the reference comparison sharp.
+///
+/// ```
+/// let values: Vec<half::f16> = coopgemm::sample_values(4, 7);
+/// assert!(values.iter().all(|v| v.to_f32().abs() <= 1.0));
+/// assert_eq!(values, coopgemm::sample_values::<half::f16>(4, 7));
+/// ```
+pub fn sample_values<T: Element>(count: usize, seed: u64) -> Vec<T> {
+    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..count)
+        .map(|_| {
+            // xorshift64
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let unit = (state >> 40) as f64 / (1u64 << 24) as f64; // [0, 1)
+            let value = if T::DTYPE.is_integer() {
+                (unit * 16.0).floor() - 8.0
+            } else {
+                ((unit * 32.0).floor() - 16.0) / 16.0
+            };
+            T::from_f64_lossy(value)
+        })
+        .collect()
+}
+
 /// Expected C contents and the allowed error per element.
 #[derive(Debug, Clone)]
 pub struct Reference {

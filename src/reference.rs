@@ -90,10 +90,7 @@ impl Reference {
         b: &[I],
         c: &[O],
     ) -> Result<Reference> {
-        gemm.check_host_data(a, b, c)?;
-        let a_values: Vec<f64> = a.iter().map(|v| v.to_f64()).collect();
-        let b_values: Vec<f64> = b.iter().map(|v| v.to_f64()).collect();
-        let mut expected: Vec<f64> = c.iter().map(|v| v.to_f64()).collect();
+        let (a_values, b_values, mut expected) = widen(gemm, a, b, c)?;
         let mut tolerance = vec![0.0; c.len()];
         let element = ElementReference::new(gemm);
         for batch in 0..gemm.gemm.batch {
@@ -123,10 +120,7 @@ impl Reference {
         c: &[O],
         samples: usize,
     ) -> Result<Reference> {
-        gemm.check_host_data(a, b, c)?;
-        let a_values: Vec<f64> = a.iter().map(|v| v.to_f64()).collect();
-        let b_values: Vec<f64> = b.iter().map(|v| v.to_f64()).collect();
-        let mut expected: Vec<f64> = c.iter().map(|v| v.to_f64()).collect();
+        let (a_values, b_values, mut expected) = widen(gemm, a, b, c)?;
         let mut tolerance = vec![0.0; c.len()];
         let mut checked = vec![false; c.len()];
         let (batches, m, n) = (
@@ -211,6 +205,18 @@ impl Reference {
         }
         comparison
     }
+}
+
+/// Checks host data against the description and widens it to f64.
+fn widen<I: Element, O: Element>(
+    gemm: &ResolvedGemm,
+    a: &[I],
+    b: &[I],
+    c: &[O],
+) -> Result<(Vec<f64>, Vec<f64>, Vec<f64>)> {
+    gemm.check_host_data(a, b, c)?;
+    let to_f64 = |values: &[I]| values.iter().map(|v| v.to_f64()).collect::<Vec<f64>>();
+    Ok((to_f64(a), to_f64(b), c.iter().map(|v| v.to_f64()).collect()))
 }
 
 /// Computes single elements of the reference, with their tolerance.

@@ -642,20 +642,13 @@ impl CoopmatBackend {
         }
     }
 
-    fn spirv(variant: &KernelVariant) -> Result<Vec<u32>> {
-        ash::util::read_spv(&mut std::io::Cursor::new(variant.spirv))
-            .map_err(|e| Error::Pipeline(format!("SPIR-V {}: {e}", variant.name)))
-    }
-
     fn build(&self, gemm: &ResolvedGemm) -> Result<(CoopmatPlan, ash::vk::Pipeline)> {
         let config = self.plan(gemm).map_err(|reason| Error::Unsupported {
             backend: BackendKind::Coopmat,
             reason,
         })?;
         let key = self.pipeline_key(&config, gemm);
-        let pipeline = self
-            .kernels
-            .pipeline(&key, &Self::spirv(&config.variant())?)?;
+        let pipeline = self.kernels.pipeline(&key, config.variant().spirv)?;
         Ok((config, pipeline))
     }
 

@@ -191,7 +191,7 @@ impl VulkanKernels {
         })
     }
 
-    fn module(&self, name: &'static str, spirv: &[u32]) -> Result<vk::ShaderModule> {
+    fn module(&self, name: &'static str, spirv_bytes: &[u8]) -> Result<vk::ShaderModule> {
         let mut modules = self
             .modules
             .lock()
@@ -199,19 +199,22 @@ impl VulkanKernels {
         if let Some(module) = modules.get(name) {
             return Ok(*module);
         }
+        let spirv = ash::util::read_spv(&mut std::io::Cursor::new(spirv_bytes))
+            .map_err(|e| Error::Pipeline(format!("SPIR-V {name}: {e}")))?;
         // SAFETY: `spirv` is a complete module that passed spirv-val at build time (a test
         // checks it); the module is destroyed in Drop.
         let module = unsafe {
             self.device
-                .create_shader_module(&vk::ShaderModuleCreateInfo::default().code(spirv), None)
+                .create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&spirv), None)
         }
         .map_err(vk_error("vkCreateShaderModule"))?;
         modules.insert(name, module);
         Ok(module)
     }
 
-    /// The pipeline for `key`, built on first use.
-    pub(crate) fn pipeline(&self, key: &PipelineKey, spirv: &[u32]) -> Result<vk::Pipeline> {
+    /// The pipeline for `key`, built on first use from the module `spirv_bytes` (decoded
+    /// only then, so cached calls cost a lookup).
+    pub(crate) fn pipeline(&self, key: &PipelineKey, spirv_bytes: &[u8]) -> Result<vk::Pipeline> {
         // Held while building, so that two threads never build (and leak) the same pipeline.
         let mut pipelines = self
             .pipelines
@@ -220,7 +223,7 @@ impl VulkanKernels {
         if let Some(pipeline) = pipelines.get(key) {
             return Ok(*pipeline);
         }
-        let module = self.module(key.module, spirv)?;
+        let module = self.module(key.module, spirv_bytes)?;
         let entries: Vec<vk::SpecializationMapEntry> = (0..key.constants.len() as u32)
             .map(|id| {
                 vk::SpecializationMapEntry::default()

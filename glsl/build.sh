@@ -28,6 +28,8 @@ variants=(
     "bf16_f32 bfloat16_t float     float"
     "s8_s32   int8_t     int32_t   int32_t"
     "f32_f32  float      float     float"
+    "f16_f32_f16   float16_t  float  float16_t"
+    "bf16_f32_bf16 bfloat16_t float  bfloat16_t"
 )
 
 # Variants of gemm_coopmat2.comp (workgroup-scope matrices; 2-byte A/B types only).
@@ -35,6 +37,8 @@ coopmat2_variants=(
     "f16_f32  float16_t  float     float"
     "f16_f16  float16_t  float16_t float16_t"
     "bf16_f32 bfloat16_t float     float"
+    "f16_f32_f16   float16_t  float  float16_t"
+    "bf16_f32_bf16 bfloat16_t float  bfloat16_t"
 )
 
 # build_variants SOURCE_BASENAME VARIANT...: compiles SOURCE_BASENAME.comp once per

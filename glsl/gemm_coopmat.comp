@@ -5,9 +5,10 @@
 //
 // For every batch index b = gl_WorkGroupID.z this computes
 //
-//     C[b](i, j) = alpha * sum_l A[b](i, l) * B[b](l, j) + beta * C[b](i, j)
+//     C[b](i, j) = epilogue(alpha * sum_l A[b](i, l) * B[b](l, j) + beta * C[b](i, j), i, j)
 //
-// for 0 <= i < m, 0 <= j < n, 0 <= l < k. Any m, n, k >= 1, any leading dimensions, any
+// for 0 <= i < m, 0 <= j < n, 0 <= l < k (epilogue: optional bias and activation, see
+// epilogue.glsl; integer variants have none). Any m, n, k >= 1, any leading dimensions, any
 // offsets and batch strides, and either layout of every operand are supported. When
 // beta == 0, C is never read (it may hold NaN or garbage).
 //
@@ -17,11 +18,12 @@
 //   A_TYPE    element type of A and B in memory and of the A/B cooperative matrices:
 //             float16_t, bfloat16_t, int8_t or float
 //   ACC_TYPE  accumulator cooperative-matrix element type: float, float16_t or int32_t
-//   C_TYPE    element type of C in memory: float, float16_t or int32_t
+//   C_TYPE    element type of C in memory: float, float16_t, bfloat16_t or int32_t
 // Variants built by build.sh (name: A_TYPE, ACC_TYPE, C_TYPE):
 //   f16_f32 (float16_t, float, float)    f16_f16 (float16_t, float16_t, float16_t)
 //   bf16_f32 (bfloat16_t, float, float)  s8_s32 (int8_t, int32_t, int32_t)
 //   f32_f32 (float, float, float)
+//   f16_f32_f16 (float16_t, float, float16_t)  bf16_f32_bf16 (bfloat16_t, float, bfloat16_t)
 // The epilogue always works in 32-bit float: result = alpha * float(acc) + beta * float(C),
 // then converted to C_TYPE. For an int32_t accumulator the conversion is GLSL int(),
 // i.e. truncation toward zero; the special cases alpha == 1 with beta == 0 or beta == 1
@@ -35,11 +37,13 @@
 //   binding 0: A, readonly, array of A_TYPE
 //   binding 1: B, readonly, array of A_TYPE
 //   binding 2: C, read-write, array of C_TYPE
+//   binding 3: bias vector, readonly, array of float (bind any buffer when bias_axis == 0)
 //   (A and B are additionally viewed as arrays of uvec4 and of same-sized unsigned
 //    integers -- aliases of the same binding, used for 128-bit and bit-exact loads.)
-// Push constants (std430, 56 bytes, in this order; offsets and strides in elements):
+// Push constants (std430, 72 bytes, in this order; offsets and strides in elements):
 //   uint m, n, k; uint lda, ldb, ldc; uint a_offset, b_offset, c_offset;
-//   uint a_batch_stride, b_batch_stride, c_batch_stride; float alpha, beta;
+//   uint a_batch_stride, b_batch_stride, c_batch_stride; float alpha, beta; uint bias_offset;
+//   uint b_panel_stride; uint activation, bias_axis;
 // Addressing (b = batch index):
 //   A is m x k: A_ROW_MAJOR ? a_offset + b*a_batch_stride + i*lda + l
 //                           : a_offset + b*a_batch_stride + i + l*lda
@@ -58,6 +62,10 @@
 //   8: BK = 32       (K depth of one shared-memory stage; multiple of CM_K)
 //   9: A_ROW_MAJOR = true   10: B_ROW_MAJOR = true   11: C_ROW_MAJOR = true
 //  12: WORKGROUP_SIZE = 128 (local_size_x; must equal SUBGROUP_SIZE*SG_ROWS*SG_COLS)
+//  13: B_PANELS = false  B is pre-packed in column panels of BN (Order::ColumnPanels):
+//      panel p holds columns p*BN.. as a row-major k x BN matrix (zero-padded past n),
+//      b_panel_stride elements apart. The host then sets B_ROW_MAJOR = true, ldb = BN;
+//      each workgroup reads its own panel as a row-major matrix starting at column 0.
 // The pipeline must run with subgroup size SUBGROUP_SIZE (requiredSubgroupSize) and full
 // subgroups. Requirement on the shape: CM_M, CM_N and CM_K, each times sizeof(A_TYPE),
 // must be multiples of 16 bytes (true for f16/bf16 16x16x16, 16x8x16, 16x8x8, 8x8x8;
@@ -112,7 +120,7 @@
 //
 // Epilogue: each accumulator tile is coopMatStore'd into the subgroup's scratch, then
 // the subgroup's lanes walk it in C's memory order (coalesced), apply alpha/beta, the
-// bounds check and the type conversion, and write C.
+// bounds check, bias and activation (epilogue.glsl) and the type conversion, and write C.
 // =====================================================================================
 
 #extension GL_KHR_cooperative_matrix : require
@@ -126,6 +134,7 @@
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_EXT_shader_8bit_storage : require
+#extension GL_GOOGLE_include_directive : require
 
 #ifndef A_TYPE
 #define A_TYPE float16_t
@@ -168,6 +177,8 @@
 #define OUTPUT_TYPE_ID 1
 #elif C_TYPE == 2
 #define OUTPUT_TYPE_ID 2
+#elif C_TYPE == 3
+#define OUTPUT_TYPE_ID 3
 #elif C_TYPE == 5
 #define OUTPUT_TYPE_ID 5
 #else
@@ -204,8 +215,11 @@
 #error "ACC_TYPE must be float, float16_t or int32_t"
 #endif
 
-#if OUTPUT_TYPE_ID != 1 && OUTPUT_TYPE_ID != 2 && OUTPUT_TYPE_ID != 5
-#error "C_TYPE must be float, float16_t or int32_t"
+#if OUTPUT_TYPE_ID == 3 && INPUT_TYPE_ID != 3
+#error "a bfloat16_t C needs bfloat16_t inputs (the extension is enabled with them)"
+#endif
+#if OUTPUT_TYPE_ID != 1 && OUTPUT_TYPE_ID != 2 && OUTPUT_TYPE_ID != 3 && OUTPUT_TYPE_ID != 5
+#error "C_TYPE must be float, float16_t, bfloat16_t or int32_t"
 #endif
 
 // ---- specialization constants ----
@@ -223,6 +237,7 @@ layout(constant_id = 10) const bool B_ROW_MAJOR = true;
 layout(constant_id = 11) const bool C_ROW_MAJOR = true;
 // constant_id 12 = WORKGROUP_SIZE (default 128), the workgroup's x size.
 layout(local_size_x_id = 12, local_size_y = 1, local_size_z = 1) in;
+layout(constant_id = 13) const bool B_PANELS = false;
 
 // ---- derived tile sizes (specialization-constant expressions) ----
 const uint SUBGROUP_COUNT = SG_ROWS * SG_COLS;
@@ -278,6 +293,9 @@ layout(push_constant, std430) uniform PushConstants {
     uint a_offset, b_offset, c_offset;
     uint a_batch_stride, b_batch_stride, c_batch_stride;
     float alpha, beta;
+    uint bias_offset;
+    uint b_panel_stride;
+    uint activation, bias_axis;  // the epilogue (epilogue.glsl)
 } params;
 
 // A and B: the same bindings viewed as 128-bit vectors and as raw element bits.
@@ -286,6 +304,9 @@ layout(set = 0, binding = 0, std430) readonly buffer MatrixABits { INPUT_BITS_TY
 layout(set = 0, binding = 1, std430) readonly buffer MatrixBVectors { uvec4 b_vectors[]; };
 layout(set = 0, binding = 1, std430) readonly buffer MatrixBBits { INPUT_BITS_TYPE b_bits[]; };
 layout(set = 0, binding = 2, std430) buffer MatrixC { C_TYPE c_elements[]; };
+layout(set = 0, binding = 3, std430) readonly buffer BiasVector { float bias_values[]; };
+
+#include "epilogue.glsl"
 
 shared uvec4 shared_memory[SHARED_VECTORS];
 
@@ -345,8 +366,10 @@ void load_stage_into_registers(uint stage) {
                                             a_column_limit, a_vector_aligned);
         }
     }
-    const uint b_row_start = B_ROW_MAJOR ? k_start : tile_n_start;
-    const uint b_column_start = B_ROW_MAJOR ? tile_n_start : k_start;
+    // In panels, b_base already points at this workgroup's panel.
+    const uint b_tile_n_start = B_PANELS ? 0 : tile_n_start;
+    const uint b_row_start = B_ROW_MAJOR ? k_start : b_tile_n_start;
+    const uint b_column_start = B_ROW_MAJOR ? b_tile_n_start : k_start;
     const uint b_row_limit = B_ROW_MAJOR ? params.k : params.n;
     const uint b_column_limit = B_ROW_MAJOR ? params.n : params.k;
     [[unroll]] for (uint slot = 0; slot < B_CHUNKS_PER_THREAD; ++slot) {
@@ -459,6 +482,9 @@ void main() {
 
     a_base = params.a_offset + batch * params.a_batch_stride;
     b_base = params.b_offset + batch * params.b_batch_stride;
+    if (B_PANELS) {
+        b_base += gl_WorkGroupID.x * params.b_panel_stride;
+    }
     c_base = params.c_offset + batch * params.c_batch_stride;
     a_vector_aligned = (a_base % ELEMENTS_PER_VECTOR) == 0 && (params.lda % ELEMENTS_PER_VECTOR) == 0;
     b_vector_aligned = (b_base % ELEMENTS_PER_VECTOR) == 0 && (params.ldb % ELEMENTS_PER_VECTOR) == 0;
@@ -530,6 +556,9 @@ void main() {
                             float value = alpha * read_scratch_float(scratch_start, row, column);
                             if (read_c) {
                                 value += beta * float(c_elements[c_index]);
+                            }
+                            if (!epilogue_is_identity()) {
+                                value = apply_epilogue(value, i, j);
                             }
                             c_elements[c_index] = C_TYPE(value);
                         }

@@ -6,8 +6,9 @@
 //
 // For every batch index b = gl_WorkGroupID.z this computes
 //
-//     C[b](i, j) = alpha * sum_l A[b](i, l) * B[b](l, j) + beta * C[b](i, j)
+//     C[b](i, j) = epilogue(alpha * sum_l A[b](i, l) * B[b](l, j) + beta * C[b](i, j), i, j)
 //
+// (epilogue: optional bias and activation, see epilogue.glsl)
 // for 0 <= i < m, 0 <= j < n, 0 <= l < k. Any m, n, k (k = 0 gives beta * C), any
 // leading dimensions, offsets and batch strides, and either layout of every operand are
 // supported. When beta == 0, C is never read (it may hold NaN or garbage).
@@ -24,10 +25,11 @@
 //   A_TYPE    element type of A and B in memory and of the A/B matrices:
 //             float16_t or bfloat16_t (2-byte types only)
 //   ACC_TYPE  accumulator element type: float or float16_t
-//   C_TYPE    element type of C in memory: float or float16_t
+//   C_TYPE    element type of C in memory: float, float16_t or bfloat16_t
 // Variants built by build.sh (output glsl/spirv/gemm_coopmat2_<name>.spv):
 //   f16_f32 (float16_t, float, float)    f16_f16 (float16_t, float16_t, float16_t)
 //   bf16_f32 (bfloat16_t, float, float)
+//   f16_f32_f16 (float16_t, float, float16_t)  bf16_f32_bf16 (bfloat16_t, float, bfloat16_t)
 // The K loop accumulates in ACC_TYPE (so f16_f16 accumulates in f16). The epilogue
 // works in 32-bit float: result = alpha * float(acc) [+ beta * float(C)], then converted
 // to C_TYPE.
@@ -39,9 +41,11 @@
 //   binding 0: A, readonly, array of A_TYPE
 //   binding 1: B, readonly, array of A_TYPE
 //   binding 2: C, read-write, array of C_TYPE
-// Push constants (std430, 56 bytes, in this order; offsets and strides in elements):
+//   binding 3: bias vector, readonly, array of float (bind any buffer when bias_axis == 0)
+// Push constants (std430, 72 bytes, in this order; offsets and strides in elements):
 //   uint m, n, k; uint lda, ldb, ldc; uint a_offset, b_offset, c_offset;
-//   uint a_batch_stride, b_batch_stride, c_batch_stride; float alpha, beta;
+//   uint a_batch_stride, b_batch_stride, c_batch_stride; float alpha, beta; uint bias_offset;
+//   uint b_panel_stride; uint activation, bias_axis;
 // Addressing (b = batch index):
 //   A is m x k: A_ROW_MAJOR ? a_offset + b*a_batch_stride + i*lda + l
 //                           : a_offset + b*a_batch_stride + i + l*lda
@@ -56,15 +60,21 @@
 //   2: BK = 32    K depth of one multiply step
 //   3: WORKGROUP_SIZE = 256   local_size_x (local_size_y = local_size_z = 1)
 //   4: A_ROW_MAJOR = true   5: B_ROW_MAJOR = true   6: C_ROW_MAJOR = true
+//   7: B_PANELS = false  B is pre-packed in column panels of BN (Order::ColumnPanels):
+//      panel p holds columns p*BN.. as a row-major k x BN matrix (zero-padded past n),
+//      b_panel_stride elements apart. The host sets B_ROW_MAJOR = true and ldb = BN; each
+//      workgroup reads its own panel at column 0, never needs N bounds for B, and
+//      takes the unclamped path whenever its A rows are inside A.
 // Dispatch grid: x = ceil(n / BN), y = ceil(m / BM), z = batch count.
 //
 // -------------------------------------------------------------------------------------
 // Device requirements
 // -------------------------------------------------------------------------------------
 //   VK_NV_cooperative_matrix2 features: cooperativeMatrixWorkgroupScope,
-//     cooperativeMatrixFlexibleDimensions, cooperativeMatrixTensorAddressing.
-//     (No per-element operations, reductions, conversions of use, or block loads are
-//     used; component-type conversions of accumulators are plain KHR conversions.)
+//     cooperativeMatrixFlexibleDimensions, cooperativeMatrixTensorAddressing,
+//     cooperativeMatrixPerElementOperations (the epilogue's bias and activation).
+//     (No reductions, conversions of use, or block loads are used; component-type
+//     conversions of accumulators are plain KHR conversions.)
 //   VK_KHR_cooperative_matrix (cooperativeMatrix), Vulkan memory model
 //     (vulkanMemoryModel; the SPIR-V uses the Vulkan memory model), shaderFloat16,
 //     storageBuffer16BitAccess; for bf16_f32 also VK_KHR_shader_bfloat16
@@ -134,6 +144,7 @@
 #extension GL_EXT_shader_explicit_arithmetic_types : require
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #extension GL_EXT_shader_16bit_storage : require
+#extension GL_GOOGLE_include_directive : require
 
 #ifndef A_TYPE
 #define A_TYPE float16_t
@@ -164,8 +175,10 @@
 #define OUTPUT_ELEMENT_BYTES 4
 #elif C_TYPE == 2
 #define OUTPUT_ELEMENT_BYTES 2
+#elif C_TYPE == 3 && A_TYPE == 3
+#define OUTPUT_ELEMENT_BYTES 2
 #else
-#error "C_TYPE must be float or float16_t"
+#error "C_TYPE must be float, float16_t, or bfloat16_t with bfloat16_t inputs"
 #endif
 #undef float
 #undef float16_t
@@ -184,6 +197,7 @@ layout(local_size_x = 256, local_size_x_id = 3, local_size_y = 1, local_size_z =
 layout(constant_id = 4) const bool A_ROW_MAJOR = true;
 layout(constant_id = 5) const bool B_ROW_MAJOR = true;
 layout(constant_id = 6) const bool C_ROW_MAJOR = true;
+layout(constant_id = 7) const bool B_PANELS = false;
 
 // Elements per 16 bytes: the alignment unit of a tensor load/store's element offset.
 const uint INPUT_ELEMENTS_PER_16_BYTES = 8;  // A_TYPE is a 2-byte type
@@ -199,11 +213,17 @@ layout(push_constant, std430) uniform PushConstants {
     uint a_offset, b_offset, c_offset;
     uint a_batch_stride, b_batch_stride, c_batch_stride;
     float alpha, beta;
+    uint bias_offset;
+    uint b_panel_stride;
+    uint activation, bias_axis;  // the epilogue (epilogue.glsl)
 } params;
 
 layout(set = 0, binding = 0, std430) readonly buffer MatrixA { A_TYPE a_elements[]; };
 layout(set = 0, binding = 1, std430) readonly buffer MatrixB { A_TYPE b_elements[]; };
 layout(set = 0, binding = 2, std430) buffer MatrixC { C_TYPE c_elements[]; };
+layout(set = 0, binding = 3, std430) readonly buffer BiasVector { float bias_values[]; };
+
+#include "epilogue.glsl"
 
 // ---- per-workgroup state (uniform over the workgroup) ----
 uint tile_row;        // first row of C handled by this workgroup
@@ -212,6 +232,7 @@ uint a_aligned_start; // 16-byte aligned element offset of A[b] (passed to the l
 uint a_misalignment;  // elements between a_aligned_start and A[b](0, 0)
 uint b_aligned_start;
 uint b_misalignment;
+uint b_tile_column;   // first column of this workgroup's tile inside B's layout (0 in panels)
 
 // The transpose view, createTensorViewNV(2, false, 1, 0): matrix element (r, c) <->
 // tensor slice coordinate (c, r). It is a compile-time-shaped opaque value that cannot be
@@ -238,10 +259,10 @@ void multiplyAccumulateKBlock(
     }
     if (B_ROW_MAJOR) {
         coopMatLoadTensorNV(b_tile, b_elements, b_aligned_start,
-            sliceTensorLayoutNV(b_layout, k_block, BK, b_shift + tile_column, BN));
+            sliceTensorLayoutNV(b_layout, k_block, BK, b_shift + b_tile_column, BN));
     } else {
         coopMatLoadTensorNV(b_tile, b_elements, b_aligned_start,
-            sliceTensorLayoutNV(b_layout, tile_column, BN, b_shift + k_block, BK),
+            sliceTensorLayoutNV(b_layout, b_tile_column, BN, b_shift + k_block, BK),
             transpose_view);
     }
     accumulator = coopMatMulAdd(a_tile, b_tile, accumulator);
@@ -265,13 +286,22 @@ void multiplyAccumulateKBlock(
     }
     if (B_ROW_MAJOR) {
         coopMatLoadTensorNV(b_tile, b_elements, b_aligned_start,
-            sliceTensorLayoutNV(b_layout, k_block, BK, b_shift + tile_column, BN));
+            sliceTensorLayoutNV(b_layout, k_block, BK, b_shift + b_tile_column, BN));
     } else {
         coopMatLoadTensorNV(b_tile, b_elements, b_aligned_start,
-            sliceTensorLayoutNV(b_layout, tile_column, BN, b_shift + k_block, BK),
+            sliceTensorLayoutNV(b_layout, b_tile_column, BN, b_shift + k_block, BK),
             transpose_view);
     }
     accumulator = coopMatMulAdd(a_tile, b_tile, accumulator);
+}
+
+// coopMatPerElementNV callback: (row, column) are coordinates inside the BM x BN tile.
+// Elements outside C are never stored; their bias index is clamped so every read stays
+// inside the bound vector.
+float epilogue_element(const in uint row, const in uint column, const in float value) {
+    const uint i = min(tile_row + row, params.m - 1);
+    const uint j = min(tile_column + column, params.n - 1);
+    return apply_epilogue(value, i, j);
 }
 
 void main() {
@@ -280,7 +310,9 @@ void main() {
     tile_column = gl_WorkGroupID.x * BN;
 
     const uint a_start = params.a_offset + batch * params.a_batch_stride;
-    const uint b_start = params.b_offset + batch * params.b_batch_stride;
+    const uint b_start = params.b_offset + batch * params.b_batch_stride +
+                         (B_PANELS ? gl_WorkGroupID.x * params.b_panel_stride : 0);
+    b_tile_column = B_PANELS ? 0 : tile_column;
     const uint c_start = params.c_offset + batch * params.c_batch_stride;
     a_misalignment = a_start % INPUT_ELEMENTS_PER_16_BYTES;
     b_misalignment = b_start % INPUT_ELEMENTS_PER_16_BYTES;
@@ -294,7 +326,7 @@ void main() {
     const uint a_outer_extent = A_ROW_MAJOR ? params.m : params.k;
     const uint a_inner_extent = (A_ROW_MAJOR ? params.k : params.m) + a_misalignment;
     const uint b_outer_extent = B_ROW_MAJOR ? params.k : params.n;
-    const uint b_inner_extent = (B_ROW_MAJOR ? params.n : params.k) + b_misalignment;
+    const uint b_inner_extent = (B_PANELS ? BN : (B_ROW_MAJOR ? params.n : params.k)) + b_misalignment;
     const uint c_outer_extent = C_ROW_MAJOR ? params.m : params.n;
     const uint c_inner_extent = (C_ROW_MAJOR ? params.n : params.m) + c_misalignment;
 
@@ -315,7 +347,7 @@ void main() {
     const uint unrolled_groups = full_k_blocks / K_BLOCKS_PER_UNROLLED_GROUP;
     uint k_block = 0;
 
-    const bool interior_tile = tile_row + BM <= params.m && tile_column + BN <= params.n;
+    const bool interior_tile = tile_row + BM <= params.m && (B_PANELS || tile_column + BN <= params.n);
     const bool inputs_aligned = a_misalignment == 0 && b_misalignment == 0 &&
                                 params.lda % INPUT_ELEMENTS_PER_16_BYTES == 0 &&
                                 params.ldb % INPUT_ELEMENTS_PER_16_BYTES == 0;
@@ -388,6 +420,9 @@ void main() {
             coopMatLoadTensorNV(c_tile, c_elements, c_aligned_start, c_layout, transpose_view);
         }
         result += coopmat<float, gl_ScopeWorkgroup, BM, BN, gl_MatrixUseAccumulator>(c_tile) * params.beta;
+    }
+    if (!epilogue_is_identity()) {
+        coopMatPerElementNV(result, result, epilogue_element);
     }
 
     const coopmat<C_TYPE, gl_ScopeWorkgroup, BM, BN, gl_MatrixUseAccumulator> c_result =

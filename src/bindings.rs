@@ -7,10 +7,16 @@
 use crate::error::{Error, Operand, Result};
 use crate::problem::{ResolvedGemm, ResolvedMatrix};
 
-/// The three buffers of one GEMM. Offsets, strides and layouts come from the [`Gemm`](crate::Gemm).
+/// The buffers of one GEMM. Offsets, strides and layouts come from the [`Gemm`](crate::Gemm).
 ///
 /// Every buffer needs `BufferUsages::STORAGE`. C must be a buffer of its own: wgpu does not let
 /// one dispatch read a buffer through one binding while writing it through another.
+///
+/// ```no_run
+/// # fn f(a: &wgpu::Buffer, b: &wgpu::Buffer, c: &wgpu::Buffer, bias: &wgpu::Buffer) {
+/// let buffers = coopgemm::GemmBuffers::new(a, b, c).with_bias(bias);
+/// # }
+/// ```
 #[derive(Debug, Clone, Copy)]
 pub struct GemmBuffers<'a> {
     /// Holds A.
@@ -19,6 +25,26 @@ pub struct GemmBuffers<'a> {
     pub b: &'a wgpu::Buffer,
     /// Holds C; read when beta is not 0, always written.
     pub c: &'a wgpu::Buffer,
+    /// Holds the epilogue's f32 bias vector; must be set exactly when the epilogue has a bias.
+    pub bias: Option<&'a wgpu::Buffer>,
+}
+
+impl<'a> GemmBuffers<'a> {
+    /// A, B and C, without a bias vector.
+    pub fn new(a: &'a wgpu::Buffer, b: &'a wgpu::Buffer, c: &'a wgpu::Buffer) -> Self {
+        GemmBuffers {
+            a,
+            b,
+            c,
+            bias: None,
+        }
+    }
+
+    /// Adds the bias vector's buffer.
+    pub fn with_bias(mut self, bias: &'a wgpu::Buffer) -> Self {
+        self.bias = Some(bias);
+        self
+    }
 }
 
 /// The part of one buffer a kernel binds, and where the matrix starts inside it.
@@ -50,7 +76,7 @@ impl BoundRange {
     }
 }
 
-/// The checked ranges of all three operands.
+/// The checked ranges of all operands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BindingPlan {
     /// A's range.
@@ -59,6 +85,8 @@ pub struct BindingPlan {
     pub b: BoundRange,
     /// C's range.
     pub c: BoundRange,
+    /// The bias vector's range, when the epilogue has a bias.
+    pub bias: Option<BoundRange>,
 }
 
 /// Largest element index the kernels' 32-bit arithmetic can form.
@@ -71,12 +99,35 @@ impl BindingPlan {
         buffers: &GemmBuffers<'_>,
         limits: &wgpu::Limits,
     ) -> Result<BindingPlan> {
-        for (input, buffer) in [(Operand::A, buffers.a), (Operand::B, buffers.b)] {
+        for (input, buffer) in [(Operand::A, buffers.a), (Operand::B, buffers.b)]
+            .into_iter()
+            .chain(buffers.bias.map(|bias| (Operand::Bias, bias)))
+        {
             if buffer == buffers.c {
                 return Err(Error::OutputAliasesInput { input });
             }
         }
+        let bias = match (gemm.bias, buffers.bias) {
+            (Some(bias), Some(buffer)) => {
+                // The vector as a one-row matrix: the same checks as every operand.
+                let vector = ResolvedMatrix {
+                    operand: Operand::Bias,
+                    order: crate::problem::Order::RowMajor,
+                    rows: 1,
+                    cols: bias.len,
+                    leading_dimension: (bias.len as u64).max(1),
+                    batch_stride: 0,
+                    offset: bias.offset,
+                    batch: 1,
+                };
+                Some(bound_range(&vector, 4, buffer, limits)?)
+            }
+            (Some(_), None) => return Err(Error::MissingBiasBuffer),
+            (None, Some(_)) => return Err(Error::UnexpectedBiasBuffer),
+            (None, None) => None,
+        };
         Ok(BindingPlan {
+            bias,
             a: bound_range(
                 &gemm.a,
                 gemm.gemm.types.input.size_bytes(),
@@ -97,18 +148,10 @@ impl BindingPlan {
             )?,
         })
     }
-
-    /// The range of one operand.
-    pub fn range(&self, operand: Operand) -> &BoundRange {
-        match operand {
-            Operand::A => &self.a,
-            Operand::B => &self.b,
-            Operand::C => &self.c,
-        }
-    }
 }
 
-fn bound_range(
+/// Checks one operand's buffer and computes the range a kernel binds for it.
+pub(crate) fn bound_range(
     matrix: &ResolvedMatrix,
     element_bytes: u64,
     buffer: &wgpu::Buffer,

@@ -358,6 +358,14 @@ impl Context {
         }
     }
 
+    /// The backend of this kind, or [`Error::Unsupported`] saying why it is unavailable.
+    pub(crate) fn backend_by_kind(&self, kind: BackendKind) -> Result<&dyn Backend> {
+        self.backend(kind).map_err(|reason| Error::Unsupported {
+            backend: kind,
+            reason,
+        })
+    }
+
     /// Which backend would run `gemm`, and why.
     pub fn select(&self, gemm: &Gemm) -> Result<Selection> {
         let resolved = gemm.resolve()?;
@@ -442,7 +450,7 @@ impl Context {
 
     /// Runs `work` inside wgpu error scopes, so that validation and out-of-memory errors
     /// come back as [`Error::Device`] instead of reaching wgpu's uncaptured-error handler.
-    fn scoped<T>(&self, work: impl FnOnce() -> T) -> Result<T> {
+    pub(crate) fn scoped<T>(&self, work: impl FnOnce() -> T) -> Result<T> {
         self.check_device()?;
         let memory = self
             .shared

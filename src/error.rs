@@ -17,6 +17,8 @@ pub enum Operand {
     B,
     /// The output (and, when `beta != 0`, an input), `m × n`.
     C,
+    /// The epilogue's bias vector (f32).
+    Bias,
 }
 
 impl fmt::Display for Operand {
@@ -25,6 +27,7 @@ impl fmt::Display for Operand {
             Operand::A => "A",
             Operand::B => "B",
             Operand::C => "C",
+            Operand::Bias => "bias",
         })
     }
 }
@@ -135,6 +138,20 @@ pub enum Error {
         /// Each backend and why it was not usable.
         reasons: Vec<(BackendKind, String)>,
     },
+    /// [`Order::ColumnPanels`](crate::Order::ColumnPanels) was given for A or C, or with width 0.
+    PanelsOnlyForB {
+        /// The operand.
+        operand: Operand,
+    },
+    /// The epilogue has a bias or an activation but C is an integer type.
+    EpilogueNeedsFloatOutput {
+        /// The GEMM's types.
+        types: GemmTypes,
+    },
+    /// The epilogue has a bias but [`GemmBuffers::bias`](crate::GemmBuffers) is `None`.
+    MissingBiasBuffer,
+    /// [`GemmBuffers::bias`](crate::GemmBuffers) is set but the epilogue has no bias.
+    UnexpectedBiasBuffer,
     /// A shader or pipeline could not be built.
     Pipeline(String),
     /// A buffer larger than the device's `max_buffer_size` was asked for.
@@ -203,6 +220,21 @@ impl fmt::Display for Error {
                 }
                 Ok(())
             }
+            Error::PanelsOnlyForB { operand } => write!(
+                f,
+                "{operand}: column panels (of non-zero width) are a layout of B only"
+            ),
+            Error::EpilogueNeedsFloatOutput { types } => write!(
+                f,
+                "a bias or activation needs a floating-point C, but the types are {types}"
+            ),
+            Error::MissingBiasBuffer => {
+                write!(f, "the epilogue adds a bias but no bias buffer was given")
+            }
+            Error::UnexpectedBiasBuffer => write!(
+                f,
+                "a bias buffer was given but the epilogue has no bias (set Gemm::bias)"
+            ),
             Error::Pipeline(why) => write!(f, "pipeline creation failed: {why}"),
             Error::BufferTooLarge { bytes, limit } => write!(
                 f,

@@ -94,7 +94,8 @@ impl Context {
     /// Uploads A, B and C, runs `gemm` and returns the whole C array.
     ///
     /// The slices are laid out as `gemm` says (offsets, leading dimensions and batch
-    /// strides included); C is returned with the same length as `c`.
+    /// strides included); C is returned with the same length as `c`. A GEMM whose epilogue
+    /// adds a bias needs [`Context::multiply_with_bias_async`].
     pub async fn multiply_async<I: Element, O: Element>(
         &self,
         gemm: &Gemm,
@@ -102,23 +103,44 @@ impl Context {
         b: &[I],
         c: &[O],
     ) -> Result<Vec<O>> {
+        self.multiply_with_bias_async(gemm, a, b, c, None).await
+    }
+
+    /// [`Context::multiply_async`] with the epilogue's f32 bias vector (`None` without bias).
+    pub async fn multiply_with_bias_async<I: Element, O: Element>(
+        &self,
+        gemm: &Gemm,
+        a: &[I],
+        b: &[I],
+        c: &[O],
+        bias: Option<&[f32]>,
+    ) -> Result<Vec<O>> {
         let resolved = gemm.resolve()?;
         resolved.check_host_data(a, b, c)?;
+        resolved.check_host_bias(bias)?;
         let a_buffer = self.upload("coopgemm A", a)?;
         let b_buffer = self.upload("coopgemm B", b)?;
         let c_buffer = self.upload("coopgemm C", c)?;
-        self.run(
-            gemm,
-            &GemmBuffers {
-                a: &a_buffer,
-                b: &b_buffer,
-                c: &c_buffer,
-            },
-        )?;
+        let bias_buffer = match bias {
+            Some(values) => Some(self.upload("coopgemm bias", values)?),
+            None => None,
+        };
+        let mut buffers = GemmBuffers::new(&a_buffer, &b_buffer, &c_buffer);
+        buffers.bias = bias_buffer.as_ref();
+        self.run(gemm, &buffers)?;
         self.download(&c_buffer, c.len()).await
     }
 
     /// [`Context::multiply_async`], blocking the current thread.
+    ///
+    /// ```no_run
+    /// # fn main() -> coopgemm::Result<()> {
+    /// let context = coopgemm::Context::new_blocking()?;
+    /// let gemm = coopgemm::Gemm::new(2, 2, 2);
+    /// let c = context.multiply(&gemm, &[1.0f32, 2.0, 3.0, 4.0], &[1.0, 0.0, 0.0, 1.0], &[0.0f32; 4])?;
+    /// assert_eq!(c, [1.0, 2.0, 3.0, 4.0]);
+    /// # Ok(()) }
+    /// ```
     pub fn multiply<I: Element, O: Element>(
         &self,
         gemm: &Gemm,
@@ -127,5 +149,27 @@ impl Context {
         c: &[O],
     ) -> Result<Vec<O>> {
         pollster::block_on(self.multiply_async(gemm, a, b, c))
+    }
+
+    /// [`Context::multiply_with_bias_async`], blocking the current thread.
+    ///
+    /// ```no_run
+    /// # fn main() -> coopgemm::Result<()> {
+    /// use coopgemm::{Activation, BiasAxis, Gemm};
+    /// let context = coopgemm::Context::new_blocking()?;
+    /// let layer = Gemm::new(1, 2, 2).bias(BiasAxis::PerColumn).activation(Activation::Relu);
+    /// let y = context.multiply_with_bias(&layer, &[1.0f32, 1.0], &[1.0, 0.0, 0.0, 1.0], &[0.0f32; 2], Some(&[0.5, -3.0]))?;
+    /// assert_eq!(y, [1.5, 0.0]);
+    /// # Ok(()) }
+    /// ```
+    pub fn multiply_with_bias<I: Element, O: Element>(
+        &self,
+        gemm: &Gemm,
+        a: &[I],
+        b: &[I],
+        c: &[O],
+        bias: Option<&[f32]>,
+    ) -> Result<Vec<O>> {
+        pollster::block_on(self.multiply_with_bias_async(gemm, a, b, c, bias))
     }
 }

@@ -34,7 +34,7 @@
 //! use coopgemm::{Gemm, GemmBuffers};
 //! let gemm = Gemm::new(4, 4, 4);
 //! let mut encoder = context.device().create_command_encoder(&Default::default());
-//! context.encode(&mut encoder, &gemm, &GemmBuffers { a: &a, b: &b, c: &c })?;
+//! context.encode(&mut encoder, &gemm, &GemmBuffers::new(&a, &b, &c ))?;
 //! context.queue().submit([encoder.finish()]);
 //! # Ok::<(), coopgemm::Error>(())
 //! ```
@@ -43,8 +43,10 @@
 pub mod backend;
 mod bindings;
 mod context;
+mod epilogue;
 mod error;
 mod host;
+mod packing;
 mod problem;
 mod reference;
 mod selection;
@@ -54,9 +56,11 @@ pub mod vulkan;
 pub use backend::{Backend, BackendKind, KernelInfo, Target};
 pub use bindings::{BindingPlan, BoundRange, GemmBuffers, MAX_ELEMENT_INDEX};
 pub use context::{BackendStatus, Context, ContextOptions, RecordedGemm, SubmittedGemm};
+pub use epilogue::{Activation, Bias, BiasAxis, Epilogue};
 pub use error::{Error, Operand, Result};
 pub use host::HOST_BUFFER_USAGES;
-pub use problem::{Gemm, MatrixLayout, Order, ResolvedGemm, ResolvedMatrix};
+pub use packing::{PackedB, PACK_B_WGSL};
+pub use problem::{Gemm, MatrixLayout, Order, ResolvedBias, ResolvedGemm, ResolvedMatrix};
 pub use reference::{sample_values, Comparison, Reference};
 pub use selection::{BackendChoice, Selection, SelectionPolicy, COOPMAT_MIN_MULTIPLY_ADDS};
 pub use types::{DType, Element, GemmTypes};

@@ -4,6 +4,7 @@
 //! defaulted leading dimension and batch stride into a number ([`ResolvedGemm`]), which is
 //! what the backends and the CPU reference read.
 
+use crate::epilogue::{Activation, BiasAxis, Epilogue};
 use crate::error::{Error, Operand, Result};
 use crate::types::{Element, GemmTypes};
 
@@ -15,6 +16,26 @@ pub enum Order {
     RowMajor,
     /// Columns are contiguous: element `(row, col)` is at `row + col * leading_dimension`.
     ColumnMajor,
+    /// B pre-packed for a kernel (see [`Context::pack_b`](crate::Context::pack_b)): the
+    /// columns are cut into panels of `width`, each panel stored row-major with rows of
+    /// `width` elements, `leading_dimension` rows per panel; columns past the matrix in the
+    /// last panel hold zeros. Element `(row, col)` is at
+    /// `(col / width) * leading_dimension * width + row * width + col % width`.
+    /// Only B may be stored this way.
+    ColumnPanels {
+        /// Columns per panel (the kernel's workgroup tile width).
+        width: u32,
+    },
+}
+
+impl Order {
+    /// Columns per panel for [`Order::ColumnPanels`], `None` otherwise.
+    pub fn panel_width(self) -> Option<u32> {
+        match self {
+            Order::ColumnPanels { width } => Some(width),
+            _ => None,
+        }
+    }
 }
 
 /// Where one operand's elements are in its buffer. All values are in elements, not bytes.
@@ -77,8 +98,9 @@ impl MatrixLayout {
     }
 }
 
-/// One GEMM: `C[b] = alpha * A[b] * B[b] + beta * C[b]` for every batch index `b`,
-/// with `A[b]` of `m × k`, `B[b]` of `k × n` and `C[b]` of `m × n`.
+/// One GEMM: `C[b] = epilogue(alpha * A[b] * B[b] + beta * C[b])` for every batch index `b`,
+/// with `A[b]` of `m × k`, `B[b]` of `k × n` and `C[b]` of `m × n`; the [`Epilogue`] adds an
+/// optional bias vector and activation.
 ///
 /// When `beta == 0`, C is not read, so it may hold anything (even NaN).
 /// `k == 0` scales C by beta; `m`, `n` or `batch == 0` is an empty GEMM.
@@ -117,6 +139,8 @@ pub struct Gemm {
     pub alpha: f32,
     /// Scale of the old C.
     pub beta: f32,
+    /// Bias and activation applied before C is stored.
+    pub epilogue: Epilogue,
 }
 
 impl Gemm {
@@ -133,6 +157,7 @@ impl Gemm {
             c: MatrixLayout::row_major(),
             alpha: 1.0,
             beta: 0.0,
+            epilogue: Epilogue::default(),
         }
     }
 
@@ -178,6 +203,24 @@ impl Gemm {
         self
     }
 
+    /// Sets the whole epilogue.
+    pub fn epilogue(mut self, epilogue: Epilogue) -> Gemm {
+        self.epilogue = epilogue;
+        self
+    }
+
+    /// Adds a bias vector (f32, in [`GemmBuffers::bias`](crate::GemmBuffers)) along `axis`.
+    pub fn bias(mut self, axis: BiasAxis) -> Gemm {
+        self.epilogue = self.epilogue.bias(axis);
+        self
+    }
+
+    /// Sets the activation applied last.
+    pub fn activation(mut self, activation: Activation) -> Gemm {
+        self.epilogue = self.epilogue.activation(activation);
+        self
+    }
+
     /// Floating-point operations of the whole GEMM, counting a multiply-add as two.
     pub fn flops(&self) -> f64 {
         2.0 * self.m as f64 * self.n as f64 * self.k as f64 * self.batch as f64
@@ -186,9 +229,22 @@ impl Gemm {
     /// Checks the description and fills in every default. Buffers are checked later,
     /// against this result.
     pub fn resolve(&self) -> Result<ResolvedGemm> {
+        for (operand, layout) in [(Operand::A, self.a), (Operand::C, self.c)] {
+            if layout.order.panel_width().is_some() {
+                return Err(Error::PanelsOnlyForB { operand });
+            }
+        }
+        if self.b.order.panel_width() == Some(0) {
+            return Err(Error::PanelsOnlyForB {
+                operand: Operand::B,
+            });
+        }
         let a = ResolvedMatrix::new(Operand::A, self.a, self.m, self.k, self.batch)?;
         let b = ResolvedMatrix::new(Operand::B, self.b, self.k, self.n, self.batch)?;
         let c = ResolvedMatrix::new(Operand::C, self.c, self.m, self.n, self.batch)?;
+        if !self.epilogue.is_identity() && self.types.output.is_integer() {
+            return Err(Error::EpilogueNeedsFloatOutput { types: self.types });
+        }
         if self.batch > 1 && self.m > 0 && self.n > 0 {
             // Batches of C must not share elements, or their writes race. A batch's
             // elements span `(rows-1)*row_stride + (cols-1)*col_stride + 1`.
@@ -200,11 +256,19 @@ impl Gemm {
                 });
             }
         }
+        let bias = self.epilogue.bias.map(|bias| ResolvedBias {
+            offset: bias.offset,
+            len: match bias.axis {
+                BiasAxis::PerRow => self.m,
+                BiasAxis::PerColumn => self.n,
+            },
+        });
         Ok(ResolvedGemm {
             gemm: *self,
             a,
             b,
             c,
+            bias,
         })
     }
 }
@@ -238,9 +302,14 @@ impl ResolvedMatrix {
         cols: u32,
         batch: u32,
     ) -> Result<Self> {
+        // (minimum leading dimension, leading-dimension units per matrix)
         let (contiguous, strided) = match layout.order {
             Order::RowMajor => (cols as u64, rows as u64),
             Order::ColumnMajor => (rows as u64, cols as u64),
+            Order::ColumnPanels { width } => (
+                rows as u64,
+                (cols as u64).div_ceil(width.max(1) as u64) * width as u64,
+            ),
         };
         let minimum_ld = contiguous.max(1);
         let leading_dimension = layout.leading_dimension.unwrap_or(minimum_ld);
@@ -266,37 +335,62 @@ impl ResolvedMatrix {
         })
     }
 
-    /// Element distance between `(r, c)` and `(r + 1, c)`.
+    /// Element distance between `(r, c)` and `(r + 1, c)` (inside one panel for panels).
     pub fn row_stride(&self) -> u64 {
         match self.order {
             Order::RowMajor => self.leading_dimension,
             Order::ColumnMajor => 1,
+            Order::ColumnPanels { width } => width as u64,
         }
     }
 
-    /// Element distance between `(r, c)` and `(r, c + 1)`.
+    /// Element distance between `(r, c)` and `(r, c + 1)` (inside one panel for panels).
     pub fn col_stride(&self) -> u64 {
         match self.order {
-            Order::RowMajor => 1,
+            Order::RowMajor | Order::ColumnPanels { .. } => 1,
             Order::ColumnMajor => self.leading_dimension,
+        }
+    }
+
+    /// Element distance between consecutive panels (0 when not stored in panels).
+    pub fn panel_stride(&self) -> u64 {
+        match self.order {
+            Order::ColumnPanels { width } => self.leading_dimension.saturating_mul(width as u64),
+            _ => 0,
         }
     }
 
     /// Element index of `(row, col)` of batch `batch`.
     pub fn index(&self, batch: u32, row: u32, col: u32) -> u64 {
-        self.offset
-            + batch as u64 * self.batch_stride
-            + row as u64 * self.row_stride()
-            + col as u64 * self.col_stride()
+        let base = self.offset + batch as u64 * self.batch_stride;
+        match self.order {
+            Order::ColumnPanels { width } => {
+                let width = width as u64;
+                base + (col as u64 / width) * self.panel_stride()
+                    + row as u64 * width
+                    + col as u64 % width
+            }
+            _ => base + row as u64 * self.row_stride() + col as u64 * self.col_stride(),
+        }
     }
 
+    /// Elements from the first element of one matrix to one past the last one a kernel may
+    /// read: for panels, through the zero padding of the last panel's last row.
     fn span_of_one_matrix(&self) -> u64 {
         if self.rows == 0 || self.cols == 0 {
             return 0;
         }
-        ((self.rows as u64 - 1).saturating_mul(self.row_stride()))
-            .saturating_add((self.cols as u64 - 1).saturating_mul(self.col_stride()))
-            .saturating_add(1)
+        match self.order {
+            Order::ColumnPanels { width } => {
+                let panels = (self.cols as u64).div_ceil(width as u64);
+                (panels - 1)
+                    .saturating_mul(self.panel_stride())
+                    .saturating_add((self.rows as u64).saturating_mul(width as u64))
+            }
+            _ => ((self.rows as u64 - 1).saturating_mul(self.row_stride()))
+                .saturating_add((self.cols as u64 - 1).saturating_mul(self.col_stride()))
+                .saturating_add(1),
+        }
     }
 
     /// Whether the description touches no element of this operand.
@@ -312,9 +406,7 @@ impl ResolvedMatrix {
         // Saturating: absurd strides must surface as an index-overflow error, not wrap.
         self.offset
             .saturating_add((self.batch as u64 - 1).saturating_mul(self.batch_stride))
-            .saturating_add((self.rows as u64 - 1).saturating_mul(self.row_stride()))
-            .saturating_add((self.cols as u64 - 1).saturating_mul(self.col_stride()))
-            .saturating_add(1)
+            .saturating_add(self.span_of_one_matrix())
     }
 
     /// Number of elements a host array must hold for this operand (its [`end_index`](Self::end_index)).
@@ -334,6 +426,28 @@ pub struct ResolvedGemm {
     pub b: ResolvedMatrix,
     /// C, `m × n`.
     pub c: ResolvedMatrix,
+    /// The bias vector, when the epilogue has one.
+    pub bias: Option<ResolvedBias>,
+}
+
+/// Where the bias vector's values are: f32 elements `offset .. offset + len` of its buffer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ResolvedBias {
+    /// Element index of the first value.
+    pub offset: u64,
+    /// Number of values (`m` per row, `n` per column).
+    pub len: u32,
+}
+
+impl ResolvedBias {
+    /// One past the last element index read (0 when the vector is empty).
+    pub fn end_index(&self) -> u64 {
+        if self.len == 0 {
+            0
+        } else {
+            self.offset.saturating_add(self.len as u64)
+        }
+    }
 }
 
 impl ResolvedGemm {
@@ -365,7 +479,7 @@ impl ResolvedGemm {
             (Operand::B, b.len()),
             (Operand::C, c.len()),
         ] {
-            let needed = self.matrix(operand).required_elements();
+            let needed = self.matrix(operand).map_or(0, |m| m.required_elements());
             if (len as u64) < needed {
                 return Err(Error::HostDataLength {
                     operand,
@@ -377,12 +491,33 @@ impl ResolvedGemm {
         Ok(())
     }
 
-    /// The operand with this name.
-    pub fn matrix(&self, operand: Operand) -> &ResolvedMatrix {
+    /// Checks a host bias vector against the epilogue: present exactly when it has a bias,
+    /// and long enough.
+    pub fn check_host_bias(&self, bias: Option<&[f32]>) -> Result<()> {
+        match (self.bias, bias) {
+            (Some(resolved), Some(values)) => {
+                if (values.len() as u64) < resolved.end_index() {
+                    return Err(Error::HostDataLength {
+                        operand: Operand::Bias,
+                        expected: resolved.end_index(),
+                        actual: values.len() as u64,
+                    });
+                }
+                Ok(())
+            }
+            (Some(_), None) => Err(Error::MissingBiasBuffer),
+            (None, Some(_)) => Err(Error::UnexpectedBiasBuffer),
+            (None, None) => Ok(()),
+        }
+    }
+
+    /// The matrix operand with this name (`None` for [`Operand::Bias`], a vector).
+    pub fn matrix(&self, operand: Operand) -> Option<&ResolvedMatrix> {
         match operand {
-            Operand::A => &self.a,
-            Operand::B => &self.b,
-            Operand::C => &self.c,
+            Operand::A => Some(&self.a),
+            Operand::B => Some(&self.b),
+            Operand::C => Some(&self.c),
+            Operand::Bias => None,
         }
     }
 }

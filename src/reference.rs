@@ -5,6 +5,7 @@
 //! batches too. It reproduces the whole C array: elements the GEMM must not touch (gaps
 //! between rows, other batches) are expected unchanged, with zero tolerance.
 
+use crate::epilogue::{Activation, BiasAxis};
 use crate::error::Result;
 use crate::problem::ResolvedGemm;
 use crate::types::{DType, Element};
@@ -90,9 +91,30 @@ impl Reference {
         b: &[I],
         c: &[O],
     ) -> Result<Reference> {
+        Reference::compute_with_bias(gemm, a, b, c, None)
+    }
+
+    /// [`Reference::compute`] for a GEMM whose epilogue reads a bias vector.
+    ///
+    /// ```
+    /// use coopgemm::{Activation, BiasAxis, Gemm, Reference};
+    /// let gemm = Gemm::new(1, 2, 1).bias(BiasAxis::PerColumn).activation(Activation::Relu);
+    /// let reference =
+    ///     Reference::compute_with_bias(&gemm.resolve().unwrap(), &[2.0f32], &[1.0, 1.0], &[0.0f32; 2], Some(&[1.0, -5.0]))
+    ///         .unwrap();
+    /// assert_eq!(reference.expected, vec![3.0, 0.0]);
+    /// ```
+    pub fn compute_with_bias<I: Element, O: Element>(
+        gemm: &ResolvedGemm,
+        a: &[I],
+        b: &[I],
+        c: &[O],
+        bias: Option<&[f32]>,
+    ) -> Result<Reference> {
         let (a_values, b_values, mut expected) = widen(gemm, a, b, c)?;
+        gemm.check_host_bias(bias)?;
         let mut tolerance = vec![0.0; c.len()];
-        let element = ElementReference::new(gemm);
+        let element = ElementReference::new(gemm, bias);
         for batch in 0..gemm.gemm.batch {
             for row in 0..gemm.gemm.m {
                 for col in 0..gemm.gemm.n {
@@ -120,7 +142,20 @@ impl Reference {
         c: &[O],
         samples: usize,
     ) -> Result<Reference> {
+        Reference::sampled_with_bias(gemm, a, b, c, None, samples)
+    }
+
+    /// [`Reference::sampled`] for a GEMM whose epilogue reads a bias vector.
+    pub fn sampled_with_bias<I: Element, O: Element>(
+        gemm: &ResolvedGemm,
+        a: &[I],
+        b: &[I],
+        c: &[O],
+        bias: Option<&[f32]>,
+        samples: usize,
+    ) -> Result<Reference> {
         let (a_values, b_values, mut expected) = widen(gemm, a, b, c)?;
+        gemm.check_host_bias(bias)?;
         let mut tolerance = vec![0.0; c.len()];
         let mut checked = vec![false; c.len()];
         let (batches, m, n) = (
@@ -130,7 +165,7 @@ impl Reference {
         );
         let total = batches * m * n;
         if total > 0 {
-            let element = ElementReference::new(gemm);
+            let element = ElementReference::new(gemm, bias);
             let mut state = 0x2545_F491_4F6C_DD1Du64;
             let corners = [0, n - 1, (m - 1) * n, m * n - 1, total - 1];
             for sample in 0..samples as u64 {
@@ -222,6 +257,8 @@ fn widen<I: Element, O: Element>(
 /// Computes single elements of the reference, with their tolerance.
 struct ElementReference<'a> {
     gemm: &'a ResolvedGemm,
+    bias: Option<&'a [f32]>,
+    activation: Activation,
     alpha: f64,
     beta: f64,
     integer_output: bool,
@@ -231,11 +268,13 @@ struct ElementReference<'a> {
 }
 
 impl<'a> ElementReference<'a> {
-    fn new(gemm: &'a ResolvedGemm) -> Self {
+    fn new(gemm: &'a ResolvedGemm, bias: Option<&'a [f32]>) -> Self {
         let types = gemm.gemm.types;
         let k = gemm.gemm.k as f64;
         ElementReference {
             gemm,
+            bias,
+            activation: gemm.gemm.epilogue.activation,
             alpha: gemm.gemm.alpha as f64,
             beta: gemm.gemm.beta as f64,
             integer_output: types.output.is_integer(),
@@ -274,14 +313,36 @@ impl<'a> ElementReference<'a> {
         } else {
             self.beta * old
         };
-        let exact = self.alpha * sum + scaled_old;
+        let bias = match (self.gemm.gemm.epilogue.bias, self.gemm.bias, self.bias) {
+            (Some(bias), Some(resolved), Some(values)) => {
+                let position = match bias.axis {
+                    BiasAxis::PerRow => row,
+                    BiasAxis::PerColumn => col,
+                };
+                values[(resolved.offset + position as u64) as usize] as f64
+            }
+            _ => 0.0,
+        };
+        let exact = self.alpha * sum + scaled_old + bias;
         let value = if self.integer_output {
             exact.round().clamp(i32::MIN as f64, i32::MAX as f64)
         } else {
-            exact
+            self.activation.apply(exact)
         };
-        let bound = self.growth * self.accumulate_roundoff * self.alpha.abs() * magnitude
-            + 2.0 * self.accumulate_roundoff * (scaled_old.abs() + self.alpha.abs() * sum.abs())
+        let before_activation =
+            self.growth * self.accumulate_roundoff * self.alpha.abs() * magnitude
+                + 2.0
+                    * self.accumulate_roundoff
+                    * (scaled_old.abs() + self.alpha.abs() * sum.abs() + bias.abs());
+        // The activation scales an input error by at most its slope, and its own f32
+        // evaluation (exp, division) adds a few units of roundoff of its input.
+        let activation_error = if self.activation == Activation::Identity {
+            0.0
+        } else {
+            16.0 * DType::F32.unit_roundoff() * (exact.abs() + value.abs())
+        };
+        let bound = self.activation.max_slope() * before_activation
+            + activation_error
             + self.output_roundoff * value.abs();
         // Integer sums are exact; scaling by a non-integer alpha/beta in float and converting
         // back may round either way (or truncate): one unit of slack.

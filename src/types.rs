@@ -94,14 +94,26 @@ impl GemmTypes {
     pub const BF16_F32: GemmTypes = GemmTypes::new(DType::BF16, DType::F32, DType::F32);
     /// i8 × i8 → i32, summed in i32.
     pub const I8_I32: GemmTypes = GemmTypes::new(DType::I8, DType::I32, DType::I32);
+    /// f16 × f16 → f16, summed in f32 (the sum is rounded to f16 once, in the epilogue).
+    pub const F16_F32_F16: GemmTypes = GemmTypes::new(DType::F16, DType::F32, DType::F16);
+    /// bf16 × bf16 → bf16, summed in f32 (rounded to bf16 once, in the epilogue).
+    pub const BF16_F32_BF16: GemmTypes = GemmTypes::new(DType::BF16, DType::F32, DType::BF16);
+    /// f32 × f32 → f16, summed in f32 (e.g. a layer whose activations are stored in half).
+    pub const F32_F32_F16: GemmTypes = GemmTypes::new(DType::F32, DType::F32, DType::F16);
+    /// f32 × f32 → bf16, summed in f32.
+    pub const F32_F32_BF16: GemmTypes = GemmTypes::new(DType::F32, DType::F32, DType::BF16);
 
     /// Every combination the crate knows, in the order benchmarks list them.
-    pub const ALL: [GemmTypes; 5] = [
+    pub const ALL: [GemmTypes; 9] = [
         GemmTypes::F32,
         GemmTypes::F16_F32,
         GemmTypes::F16_ACC_F16,
         GemmTypes::BF16_F32,
         GemmTypes::I8_I32,
+        GemmTypes::F16_F32_F16,
+        GemmTypes::BF16_F32_BF16,
+        GemmTypes::F32_F32_F16,
+        GemmTypes::F32_F32_BF16,
     ];
 
     /// Builds a combination from its three types.
@@ -114,7 +126,14 @@ impl GemmTypes {
     }
 
     /// Parses the short names used on command lines: `f32`, `f16` (= f16*f16->f32),
-    /// `f16acc16`, `bf16`, `i8`, or the full `f16*f16->f32` spelling of [`Display`](fmt::Display).
+    /// `f16acc16`, `bf16`, `i8`, `INPUT-ACCUMULATE-OUTPUT` (e.g. `f16-f32-f16`), or the
+    /// full `f16*f16->f32` spelling of [`Display`](fmt::Display).
+    ///
+    /// ```
+    /// use coopgemm::GemmTypes;
+    /// assert_eq!(GemmTypes::parse("bf16-f32-bf16"), Some(GemmTypes::BF16_F32_BF16));
+    /// assert_eq!(GemmTypes::parse("f16-f32-f16").unwrap().short_name(), "f16-f32-f16");
+    /// ```
     pub fn parse(name: &str) -> Option<GemmTypes> {
         match name {
             "f32" => Some(GemmTypes::F32),
@@ -122,7 +141,9 @@ impl GemmTypes {
             "f16acc16" => Some(GemmTypes::F16_ACC_F16),
             "bf16" => Some(GemmTypes::BF16_F32),
             "i8" => Some(GemmTypes::I8_I32),
-            other => GemmTypes::ALL.into_iter().find(|t| t.to_string() == other),
+            other => GemmTypes::ALL
+                .into_iter()
+                .find(|t| t.to_string() == other || t.short_name() == other),
         }
     }
 
@@ -134,7 +155,7 @@ impl GemmTypes {
             GemmTypes::F16_ACC_F16 => "f16acc16".into(),
             GemmTypes::BF16_F32 => "bf16".into(),
             GemmTypes::I8_I32 => "i8".into(),
-            other => other.to_string(),
+            other => format!("{}-{}-{}", other.input, other.accumulate, other.output),
         }
     }
 }

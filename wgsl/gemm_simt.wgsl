@@ -1,4 +1,10 @@
-// coopgemm SIMT GEMM: C[b] = alpha * A[b] * B[b] + beta * C[b], f32.
+// coopgemm SIMT GEMM: C[b] = epilogue(alpha * A[b] * B[b] + beta * C[b]), summed in f32.
+//
+// This file is the kernel's body. The host prepends the storage snippets of wgsl/storage/
+// for the GEMM's element types: they declare bindings 1..3 (A, B, C) and define
+//   load_a(index) -> f32, load_b(index) -> f32, load_c(index) -> f32, store_c(index, f32)
+// (f32 arrays, or 16-bit f16/bf16 elements packed two per u32 word). Everything here
+// computes in f32.
 //
 // Tiling (batch -> workgroup tile -> invocation tile):
 //   * grid z = batch index, grid y = block of TILE_M rows of C, grid x = block of TILE_N columns.
@@ -21,16 +27,26 @@
 // Operands are addressed through strides (in elements) relative to their bound range:
 //   A(row, k) = a_first + batch * a_batch_stride + row * a_outer_stride + k * a_k_stride
 //   B(k, col) = b_first + batch * b_batch_stride + col * b_outer_stride + k * b_k_stride
+//     (as b_first + batch * b_batch_stride + workgroup.x * b_tile_stride
+//      + (col - col0) * b_outer_stride + k * b_k_stride, which also reads B stored in
+//      column panels of TILE_N: b_tile_stride = one panel, b_outer_stride = 1,
+//      b_k_stride = TILE_N)
 //   C(row, col) = c_first + batch * c_batch_stride + row * c_row_stride + col * c_col_stride
 // so every layout is correct; A_K_CONTIGUOUS / B_K_CONTIGUOUS only choose which direction
 // neighbouring invocations walk when loading, so that global reads coalesce.
 // Out-of-range elements load as zero and are never stored, so any m, n, k works.
+//
+// Epilogue (store_block): value = alpha * sum + beta * C (C not read when beta == 0), then
+// + bias[row or column] (bias_axis 1 / 2; binding 4, f32, from bias_first), then the
+// activation (activation 0 identity, 1 ReLU, 2 GELU tanh form, 3 SiLU), then store_c.
 
 struct Params {
     m: u32,
     n: u32,
     k: u32,
-    _padding0: u32,
+    // Elements between the B tiles of neighbouring workgroups along n: TILE_N columns, or
+    // one panel when B is stored in column panels of TILE_N (Order::ColumnPanels).
+    b_tile_stride: u32,
     a_first: u32,
     a_outer_stride: u32,
     a_k_stride: u32,
@@ -45,8 +61,16 @@ struct Params {
     c_batch_stride: u32,
     alpha: f32,
     beta: f32,
-    _padding1: u32,
-    _padding2: u32,
+    bias_first: u32,
+    // The epilogue: Activation::shader_code and BiasAxis::shader_code on the host. Uniform
+    // values rather than override constants: the branch is taken once per stored element,
+    // and every combination would otherwise be one more pipeline to compile.
+    activation: u32,
+    bias_axis: u32,
+    // The walking directions when LAYOUT_AT_RUNTIME (1 = k-contiguous), else unused.
+    a_k_contiguous: u32,
+    b_k_contiguous: u32,
+    _padding: u32,
 }
 
 // Rows and columns of C per workgroup, and K depth per stage.
@@ -61,14 +85,17 @@ override WORKGROUP_SIZE: u32 = 256u;
 // Whether consecutive k of A (row-major A) or of B (column-major B) are adjacent in memory.
 override A_K_CONTIGUOUS: bool = true;
 override B_K_CONTIGUOUS: bool = false;
+// Take the two flags above from `params` instead: one pipeline for every layout. Used on
+// CPU drivers, where compiling a pipeline costs seconds and the branch costs nothing.
+override LAYOUT_AT_RUNTIME: bool = false;
 
 // Register arrays need constant sizes: this bounds the elements an invocation stages per slice.
 const MAX_STAGING_LOADS: u32 = 16u;
 
 @group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> a: array<f32>;
-@group(0) @binding(2) var<storage, read> b: array<f32>;
-@group(0) @binding(3) var<storage, read_write> c: array<f32>;
+// Bindings 1..3 (A, B, C) come from the storage snippets. Without a bias, the host binds
+// any valid range here; it is never read.
+@group(0) @binding(4) var<storage, read> bias: array<f32>;
 
 // One k-row of a stage, in vec4s, including one vec4 of padding.
 override A_ROW_VEC4S: u32 = TILE_M / 4u + 1u;
@@ -85,31 +112,34 @@ var<workgroup> b_stages: array<vec4<f32>, 2u * TILE_K * B_ROW_VEC4S>;
 fn staged_position(is_a: bool, local_index: u32, i: u32) -> vec2<u32> {
     let element = local_index + i * WORKGROUP_SIZE;
     let tile_outer = select(TILE_N, TILE_M, is_a);
-    if (select(B_K_CONTIGUOUS, A_K_CONTIGUOUS, is_a)) {
+    var k_contiguous = select(B_K_CONTIGUOUS, A_K_CONTIGUOUS, is_a);
+    if (LAYOUT_AT_RUNTIME) {
+        k_contiguous = select(params.b_k_contiguous, params.a_k_contiguous, is_a) != 0u;
+    }
+    if (k_contiguous) {
         return vec2<u32>(element / TILE_K, element % TILE_K);
     }
     return vec2<u32>(element % tile_outer, element / tile_outer);
 }
 
 // Loads this invocation's share of the slice of A (rows outer0.., k0..) or of B (columns
-// outer0.., k0..) into registers; elements outside the matrix read as zero.
-fn load_slice(is_a: bool, batch: u32, outer0: u32, k0: u32, local_index: u32, staged: ptr<function, array<f32, MAX_STAGING_LOADS>>) {
+// outer0.., k0..) into registers; elements outside the matrix read as zero. `tile_first` is
+// the element index of (outer0, k = 0).
+fn load_slice(is_a: bool, tile_first: u32, outer0: u32, k0: u32, local_index: u32, staged: ptr<function, array<f32, MAX_STAGING_LOADS>>) {
     let loads = select(TILE_N, TILE_M, is_a) * TILE_K / WORKGROUP_SIZE;
     let outer_limit = select(params.n, params.m, is_a);
-    let first = select(params.b_first + batch * params.b_batch_stride, params.a_first + batch * params.a_batch_stride, is_a);
     let outer_stride = select(params.b_outer_stride, params.a_outer_stride, is_a);
     let k_stride = select(params.b_k_stride, params.a_k_stride, is_a);
     for (var i = 0u; i < loads; i++) {
         let position = staged_position(is_a, local_index, i);
-        let outer = outer0 + position.x;
         let k = k0 + position.y;
         var value = 0.0;
-        if (outer < outer_limit && k < params.k) {
-            let index = first + outer * outer_stride + k * k_stride;
+        if (outer0 + position.x < outer_limit && k < params.k) {
+            let index = tile_first + position.x * outer_stride + k * k_stride;
             if (is_a) {
-                value = a[index];
+                value = load_a(index);
             } else {
-                value = b[index];
+                value = load_b(index);
             }
         }
         (*staged)[i] = value;
@@ -136,7 +166,39 @@ fn outer_product(a_values: vec4<f32>, b_values: vec4<f32>) -> mat4x4<f32> {
     return mat4x4<f32>(a_values.x * b_values, a_values.y * b_values, a_values.z * b_values, a_values.w * b_values);
 }
 
-// Writes one 4x4 accumulator block (column r = row r of C) with alpha/beta and bounds checks.
+// GELU and SiLU as x / (1 + e^-t): the exponential only overflows where the result is -0,
+// so no Inf/Inf NaN. ReLU keeps NaN (x < 0 is false for NaN).
+fn activate(x: f32) -> f32 {
+    switch params.activation {
+        case 1u: {
+            return select(x, 0.0, x < 0.0);
+        }
+        case 2u: {
+            // 0.5 x (1 + tanh(t / 2)) = x / (1 + e^-t), t = 2 sqrt(2/pi) (x + 0.044715 x^3)
+            let t = 1.5957691216057308 * (x + 0.044715 * x * x * x);
+            return x / (1.0 + exp(-t));
+        }
+        case 3u: {
+            return x / (1.0 + exp(-x));
+        }
+        default: {
+            return x;
+        }
+    }
+}
+
+fn apply_epilogue(value: f32, row: u32, col: u32) -> f32 {
+    var x = value;
+    if (params.bias_axis == 1u) {
+        x += bias[params.bias_first + row];
+    } else if (params.bias_axis == 2u) {
+        x += bias[params.bias_first + col];
+    }
+    return activate(x);
+}
+
+// Writes one 4x4 accumulator block (column r = row r of C) with alpha/beta, the epilogue and
+// bounds checks.
 fn store_block(block: mat4x4<f32>, batch: u32, first_row: u32, first_col: u32) {
     let c_base = params.c_first + batch * params.c_batch_stride;
     for (var r = 0u; r < 4u; r++) {
@@ -147,9 +209,9 @@ fn store_block(block: mat4x4<f32>, batch: u32, first_row: u32, first_col: u32) {
                 let index = c_base + row * params.c_row_stride + col * params.c_col_stride;
                 var value = params.alpha * block[r][col_in_block];
                 if (params.beta != 0.0) {
-                    value += params.beta * c[index];
+                    value += params.beta * load_c(index);
                 }
-                c[index] = value;
+                store_c(index, apply_epilogue(value, row, col));
             }
         }
     }
@@ -181,10 +243,12 @@ fn main(
 
     var staged_a: array<f32, MAX_STAGING_LOADS>;
     var staged_b: array<f32, MAX_STAGING_LOADS>;
+    let a_tile_first = params.a_first + batch * params.a_batch_stride + row0 * params.a_outer_stride;
+    let b_tile_first = params.b_first + batch * params.b_batch_stride + workgroup.x * params.b_tile_stride;
     let k_slices = (params.k + TILE_K - 1u) / TILE_K;
     if (k_slices > 0u) {
-        load_slice(true, batch, row0, 0u, local_index, &staged_a);
-        load_slice(false, batch, col0, 0u, local_index, &staged_b);
+        load_slice(true, a_tile_first, row0, 0u, local_index, &staged_a);
+        load_slice(false, b_tile_first, col0, 0u, local_index, &staged_b);
         store_slice(true, 0u, local_index, &staged_a);
         store_slice(false, 0u, local_index, &staged_b);
     }
@@ -194,8 +258,8 @@ fn main(
         let stage = slice % 2u;
         let has_next = slice + 1u < k_slices;
         if (has_next) {
-            load_slice(true, batch, row0, (slice + 1u) * TILE_K, local_index, &staged_a);
-            load_slice(false, batch, col0, (slice + 1u) * TILE_K, local_index, &staged_b);
+            load_slice(true, a_tile_first, row0, (slice + 1u) * TILE_K, local_index, &staged_a);
+            load_slice(false, b_tile_first, col0, (slice + 1u) * TILE_K, local_index, &staged_b);
         }
         for (var kk = 0u; kk < TILE_K; kk++) {
             let a_row = (stage * TILE_K + kk) * A_ROW_VEC4S + thread_row;

@@ -27,7 +27,7 @@ pub struct KernelVariant {
 }
 
 /// Every compiled variant of `glsl/gemm_coopmat.comp`.
-pub const VARIANTS: [KernelVariant; 5] = [
+pub const VARIANTS: [KernelVariant; 7] = [
     KernelVariant {
         name: "gemm_coopmat_f16_f32",
         types: GemmTypes::F16_F32,
@@ -53,10 +53,20 @@ pub const VARIANTS: [KernelVariant; 5] = [
         types: GemmTypes::F32,
         spirv: include_bytes!("../../glsl/spirv/gemm_coopmat_f32_f32.spv"),
     },
+    KernelVariant {
+        name: "gemm_coopmat_f16_f32_f16",
+        types: GemmTypes::F16_F32_F16,
+        spirv: include_bytes!("../../glsl/spirv/gemm_coopmat_f16_f32_f16.spv"),
+    },
+    KernelVariant {
+        name: "gemm_coopmat_bf16_f32_bf16",
+        types: GemmTypes::BF16_F32_BF16,
+        spirv: include_bytes!("../../glsl/spirv/gemm_coopmat_bf16_f32_bf16.spv"),
+    },
 ];
 
 /// Every compiled variant of `glsl/gemm_coopmat2.comp` (`VK_NV_cooperative_matrix2`).
-pub const WORKGROUP_SCOPE_VARIANTS: [KernelVariant; 3] = [
+pub const WORKGROUP_SCOPE_VARIANTS: [KernelVariant; 5] = [
     KernelVariant {
         name: "gemm_coopmat2_f16_f32",
         types: GemmTypes::F16_F32,
@@ -71,6 +81,16 @@ pub const WORKGROUP_SCOPE_VARIANTS: [KernelVariant; 3] = [
         name: "gemm_coopmat2_bf16_f32",
         types: GemmTypes::BF16_F32,
         spirv: include_bytes!("../../glsl/spirv/gemm_coopmat2_bf16_f32.spv"),
+    },
+    KernelVariant {
+        name: "gemm_coopmat2_f16_f32_f16",
+        types: GemmTypes::F16_F32_F16,
+        spirv: include_bytes!("../../glsl/spirv/gemm_coopmat2_f16_f32_f16.spv"),
+    },
+    KernelVariant {
+        name: "gemm_coopmat2_bf16_f32_bf16",
+        types: GemmTypes::BF16_F32_BF16,
+        spirv: include_bytes!("../../glsl/spirv/gemm_coopmat2_bf16_f32_bf16.spv"),
     },
 ];
 
@@ -536,6 +556,7 @@ impl CoopmatBackend {
             .filter(|&(bm, bn, bk)| {
                 bm % shape.m_granularity == 0
                     && bn % shape.n_granularity == 0
+                    && gemm.b.order.panel_width().is_none_or(|w| bn == w)
                     && bk % shape.k_granularity == 0
                     && bm.max(bn).max(bk) <= max_dimension
             })
@@ -564,7 +585,8 @@ impl CoopmatBackend {
         let shape = self.shape_for(types)?;
         let subgroup_size = self.subgroup_size();
         let a_row_major = gemm.a.order == Order::RowMajor;
-        let b_row_major = gemm.b.order == Order::RowMajor;
+        let b_row_major = gemm.b.order != Order::ColumnMajor;
+        let panel_width = gemm.b.order.panel_width();
         let (m, n) = (gemm.gemm.m as u64, gemm.gemm.n as u64);
         let fits = |config: &CoopmatConfig| {
             config.workgroup_size() <= self.info.max_workgroup_invocations
@@ -582,6 +604,7 @@ impl CoopmatBackend {
                 tiling,
             })
             .filter(fits)
+            .filter(|config| panel_width.is_none_or(|w| config.block_n() == w))
             .collect();
         // The largest tile that still gives the GPU enough workgroups to fill it; for small
         // problems, the smallest tile.
@@ -595,17 +618,20 @@ impl CoopmatBackend {
             .find(|config| workgroups(config) >= MIN_WORKGROUPS)
             .or(fitting.last())
             .copied()
-            .ok_or_else(|| {
-                format!(
+            .ok_or_else(|| match panel_width {
+                Some(w) => format!("no cooperative-matrix tiling is {w} columns wide (B's panels)"),
+                None => format!(
                     "no tiling fits {} bytes of shared memory",
                     self.info.shared_memory_bytes
-                )
+                ),
             })
     }
 
     fn pipeline_key(&self, plan: &CoopmatPlan, gemm: &ResolvedGemm) -> PipelineKey {
-        let flag = |order: Order| u32::from(order == Order::RowMajor);
+        // B in column panels is read as one row-major matrix per workgroup.
+        let flag = |order: Order| u32::from(order != Order::ColumnMajor);
         let layouts = [flag(gemm.a.order), flag(gemm.b.order), flag(gemm.c.order)];
+        let panels = [u32::from(gemm.b.order.panel_width().is_some())];
         match plan {
             CoopmatPlan::Subgroup(config) => PipelineKey {
                 module: config.variant.name,
@@ -623,6 +649,7 @@ impl CoopmatBackend {
                 .into_iter()
                 .chain(layouts)
                 .chain([config.workgroup_size()])
+                .chain(panels)
                 .collect(),
                 required_subgroup_size: config.subgroup_size,
             },
@@ -636,6 +663,7 @@ impl CoopmatBackend {
                 ]
                 .into_iter()
                 .chain(layouts)
+                .chain(panels)
                 .collect(),
                 required_subgroup_size: 0,
             },
@@ -680,12 +708,17 @@ impl Backend for CoopmatBackend {
         false
     }
 
+    fn panel_width(&self, gemm: &ResolvedGemm) -> Option<u32> {
+        self.plan(gemm).ok().map(|plan| plan.block_n())
+    }
+
     fn prepare(&self, gemm: &ResolvedGemm) -> Result<KernelInfo> {
         let (config, _) = self.build(gemm)?;
-        Ok(KernelInfo {
-            backend: BackendKind::Coopmat,
-            config: config.name(),
-        })
+        Ok(KernelInfo::new(
+            BackendKind::Coopmat,
+            config.name(),
+            &gemm.gemm.epilogue,
+        ))
     }
 
     fn record(
@@ -702,10 +735,7 @@ impl Backend for CoopmatBackend {
         };
         let plan = BindingPlan::new(gemm, buffers, &self.storage_limits)?;
         let (config, pipeline) = self.build(gemm)?;
-        let info = KernelInfo {
-            backend: BackendKind::Coopmat,
-            config: config.name(),
-        };
+        let info = KernelInfo::new(BackendKind::Coopmat, config.name(), &gemm.gemm.epilogue);
         let grid = [
             gemm.gemm.n.div_ceil(config.block_n()),
             gemm.gemm.m.div_ceil(config.block_m()),
@@ -725,7 +755,10 @@ impl Backend for CoopmatBackend {
             n: gemm.gemm.n,
             k: gemm.gemm.k,
             lda: stride32(gemm.a.leading_dimension),
-            ldb: stride32(gemm.b.leading_dimension),
+            ldb: match gemm.b.order {
+                Order::ColumnPanels { width } => width,
+                _ => stride32(gemm.b.leading_dimension),
+            },
             ldc: stride32(gemm.c.leading_dimension),
             a_offset: plan.a.first_element,
             b_offset: plan.b.first_element,
@@ -735,6 +768,10 @@ impl Backend for CoopmatBackend {
             c_batch_stride: stride32(gemm.c.batch_stride),
             alpha: gemm.gemm.alpha,
             beta: gemm.gemm.beta,
+            bias_offset: plan.bias.map_or(0, |bias| bias.first_element),
+            b_panel_stride: stride32(gemm.b.panel_stride()),
+            activation: gemm.gemm.epilogue.activation.shader_code(),
+            bias_axis: gemm.gemm.epilogue.bias_code(),
         };
         list.extend(self.kernels.record(pipeline, buffers, &plan, &push, grid)?);
         Ok(info)

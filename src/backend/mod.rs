@@ -12,6 +12,7 @@ pub mod simt;
 use std::fmt;
 
 use crate::bindings::GemmBuffers;
+use crate::epilogue::Epilogue;
 use crate::error::{Error, Result};
 use crate::problem::ResolvedGemm;
 
@@ -73,6 +74,19 @@ pub struct KernelInfo {
     pub config: String,
 }
 
+impl KernelInfo {
+    /// The info for a configuration named `config` running `epilogue` (its name is appended
+    /// after a `+` when it does anything).
+    pub(crate) fn new(backend: BackendKind, config: String, epilogue: &Epilogue) -> KernelInfo {
+        let config = if epilogue.is_identity() {
+            config
+        } else {
+            format!("{config}+{}", epilogue.name())
+        };
+        KernelInfo { backend, config }
+    }
+}
+
 /// A GEMM implementation.
 ///
 /// Backends check what they can run ([`Backend::supports`]), build and cache the
@@ -87,6 +101,10 @@ pub trait Backend: Send + Sync + fmt::Debug {
 
     /// Whether [`Target::Encoder`] is accepted (plain wgpu commands only).
     fn records_into_shared_encoder(&self) -> bool;
+
+    /// The tile width of the kernel chosen for this description: the panel width B should be
+    /// packed in ([`Context::pack_b`](crate::Context::pack_b)). `None` if it cannot run it.
+    fn panel_width(&self, gemm: &ResolvedGemm) -> Option<u32>;
 
     /// Builds (or finds in the cache) the kernel for this description and says which it is.
     fn prepare(&self, gemm: &ResolvedGemm) -> Result<KernelInfo>;

@@ -1,8 +1,13 @@
 //! The portable backend: a WGSL tiled GEMM (`wgsl/gemm_simt.wgsl`) on plain wgpu.
 //!
 //! The kernel's tile sizes are WGSL `override` constants; [`SimtConfig::ALL`] names the
-//! combinations the host picks from. Pipelines are built once per (configuration,
-//! operand layout) and cached.
+//! combinations the host picks from. The element types choose the storage snippets
+//! (`wgsl/storage/`) prepended to the kernel body ([`simt_source`]): f32, f16 or bf16
+//! A and B, and f32, f16 or bf16 C, always summed in f32. Pipelines are built once per
+//! (configuration, types, operand layout, epilogue) and cached.
+//!
+//! Integer GEMMs (i8 × i8 → i32) have no SIMT kernel: they run on the cooperative-matrix
+//! backend, and where that is missing the GEMM fails with [`Error::NoBackend`].
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -14,10 +19,77 @@ use super::{check_grid, Backend, BackendKind, KernelInfo, Target};
 use crate::bindings::{BindingPlan, GemmBuffers};
 use crate::error::{Error, Result};
 use crate::problem::{Order, ResolvedGemm, ResolvedMatrix};
-use crate::types::GemmTypes;
+use crate::types::{DType, GemmTypes};
 
-/// The WGSL source of the SIMT kernel.
+/// The WGSL body of the SIMT kernel (without the storage snippets; see [`simt_source`]).
 pub const SIMT_WGSL: &str = include_str!("../../wgsl/gemm_simt.wgsl");
+
+mod storage {
+    pub const INPUTS_F32: &str = include_str!("../../wgsl/storage/inputs_f32.wgsl");
+    pub const INPUTS_16BIT: &str = include_str!("../../wgsl/storage/inputs_16bit.wgsl");
+    pub const OUTPUT_F32: &str = include_str!("../../wgsl/storage/output_f32.wgsl");
+    pub const OUTPUT_16BIT: &str = include_str!("../../wgsl/storage/output_16bit.wgsl");
+    pub const FORMAT_F16: &str = include_str!("../../wgsl/storage/format_f16.wgsl");
+    pub const FORMAT_BF16: &str = include_str!("../../wgsl/storage/format_bf16.wgsl");
+}
+
+/// Whether the SIMT kernel can store `types`, and if not, why.
+fn check_types(types: GemmTypes) -> std::result::Result<(), String> {
+    let float = |t: DType| matches!(t, DType::F32 | DType::F16 | DType::BF16);
+    if !float(types.input) || !float(types.output) {
+        return Err(format!(
+            "the SIMT kernel stores f32, f16 or bf16 only, not {types} (integer GEMMs need the cooperative-matrix backend)"
+        ));
+    }
+    if types.accumulate == DType::BF16 || types.accumulate.is_integer() {
+        return Err(format!(
+            "the SIMT kernel sums in f32, which cannot stand in for {types}"
+        ));
+    }
+    let sixteen_bit: Vec<DType> = [types.input, types.output]
+        .into_iter()
+        .filter(|t| *t != DType::F32)
+        .collect();
+    if sixteen_bit.windows(2).any(|pair| pair[0] != pair[1]) {
+        return Err(format!(
+            "the SIMT kernel mixes no two 16-bit formats in one GEMM ({types})"
+        ));
+    }
+    Ok(())
+}
+
+/// The complete WGSL of the SIMT kernel for `types`: the storage snippets for the element
+/// types, then the body. `None` when the SIMT kernel cannot store these types.
+///
+/// A requested f16 accumulation is carried out in f32 (more accurate than asked).
+///
+/// ```
+/// use coopgemm::{backend::simt::simt_source, GemmTypes};
+/// assert!(simt_source(GemmTypes::BF16_F32_BF16).unwrap().contains("fn decode_16bit"));
+/// assert!(simt_source(GemmTypes::I8_I32).is_none());
+/// ```
+pub fn simt_source(types: GemmTypes) -> Option<String> {
+    check_types(types).ok()?;
+    let format = [types.input, types.output]
+        .into_iter()
+        .find_map(|t| match t {
+            DType::F16 => Some(storage::FORMAT_F16),
+            DType::BF16 => Some(storage::FORMAT_BF16),
+            _ => None,
+        })
+        .unwrap_or("");
+    let inputs = if types.input == DType::F32 {
+        storage::INPUTS_F32
+    } else {
+        storage::INPUTS_16BIT
+    };
+    let output = if types.output == DType::F32 {
+        storage::OUTPUT_F32
+    } else {
+        storage::OUTPUT_16BIT
+    };
+    Some([format, inputs, output, SIMT_WGSL].join("\n"))
+}
 
 /// One tile configuration of the SIMT kernel.
 ///
@@ -150,12 +222,10 @@ impl SimtConfig {
         Ok(())
     }
 
-    /// The pipeline-overridable constants for this configuration and operand layout.
-    pub fn constants(
-        &self,
-        a_k_contiguous: bool,
-        b_k_contiguous: bool,
-    ) -> Vec<(&'static str, f64)> {
+    /// The pipeline-overridable constants for this configuration and operand layout
+    /// (`None`: the layout is read from the uniform block at run time).
+    pub fn constants(&self, layout: Option<(bool, bool)>) -> Vec<(&'static str, f64)> {
+        let (a_k_contiguous, b_k_contiguous) = layout.unwrap_or((true, false));
         vec![
             ("TILE_M", self.tile_m as f64),
             ("TILE_N", self.tile_n as f64),
@@ -165,6 +235,10 @@ impl SimtConfig {
             ("WORKGROUP_SIZE", self.workgroup_size() as f64),
             ("A_K_CONTIGUOUS", if a_k_contiguous { 1.0 } else { 0.0 }),
             ("B_K_CONTIGUOUS", if b_k_contiguous { 1.0 } else { 0.0 }),
+            (
+                "LAYOUT_AT_RUNTIME",
+                if layout.is_none() { 1.0 } else { 0.0 },
+            ),
         ]
     }
 }
@@ -176,7 +250,7 @@ struct SimtParams {
     m: u32,
     n: u32,
     k: u32,
-    padding0: u32,
+    b_tile_stride: u32,
     a_first: u32,
     a_outer_stride: u32,
     a_k_stride: u32,
@@ -191,7 +265,12 @@ struct SimtParams {
     c_batch_stride: u32,
     alpha: f32,
     beta: f32,
-    padding1: [u32; 2],
+    bias_first: u32,
+    activation: u32,
+    bias_axis: u32,
+    a_k_contiguous: u32,
+    b_k_contiguous: u32,
+    padding: u32,
 }
 
 /// A stride as the kernel's 32-bit arithmetic sees it. Strides larger than `u32::MAX` only
@@ -201,7 +280,7 @@ fn stride32(stride: u64) -> u32 {
 }
 
 impl SimtParams {
-    fn new(gemm: &ResolvedGemm, plan: &BindingPlan) -> SimtParams {
+    fn new(gemm: &ResolvedGemm, plan: &BindingPlan, config: &SimtConfig) -> SimtParams {
         // A is addressed as (row = outer, k); B as (col = outer, k).
         let (a_outer, a_k) = (gemm.a.row_stride(), gemm.a.col_stride());
         let (b_k, b_outer) = (gemm.b.row_stride(), gemm.b.col_stride());
@@ -209,7 +288,10 @@ impl SimtParams {
             m: gemm.gemm.m,
             n: gemm.gemm.n,
             k: gemm.gemm.k,
-            padding0: 0,
+            b_tile_stride: match gemm.b.order {
+                Order::ColumnPanels { .. } => stride32(gemm.b.panel_stride()),
+                _ => stride32(b_outer.saturating_mul(config.tile_n as u64)),
+            },
             a_first: plan.a.first_element,
             a_outer_stride: stride32(a_outer),
             a_k_stride: stride32(a_k),
@@ -224,7 +306,12 @@ impl SimtParams {
             c_batch_stride: stride32(gemm.c.batch_stride),
             alpha: gemm.gemm.alpha,
             beta: gemm.gemm.beta,
-            padding1: [0; 2],
+            bias_first: plan.bias.map_or(0, |bias| bias.first_element),
+            activation: gemm.gemm.epilogue.activation.shader_code(),
+            bias_axis: gemm.gemm.epilogue.bias_code(),
+            a_k_contiguous: u32::from(k_contiguous(&gemm.a, true)),
+            b_k_contiguous: u32::from(k_contiguous(&gemm.b, false)),
+            padding: 0,
         }
     }
 }
@@ -232,8 +319,10 @@ impl SimtParams {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 struct PipelineKey {
     config: SimtConfig,
-    a_k_contiguous: bool,
-    b_k_contiguous: bool,
+    types: GemmTypes,
+    /// (A k-contiguous, B k-contiguous) compiled in; `None` on CPU drivers, where one
+    /// pipeline reads the layout at run time (compiling one costs seconds there).
+    layout: Option<(bool, bool)>,
 }
 
 /// The SIMT backend of one device.
@@ -242,7 +331,10 @@ pub struct SimtBackend {
     device: wgpu::Device,
     limits: wgpu::Limits,
     is_cpu: bool,
-    module: wgpu::ShaderModule,
+    /// Whether WGSL's `pack2x16float` / `unpack2x16float` are available (f16 storage).
+    f16_conversions: bool,
+    /// One module per (input, output) storage combination, built on first use.
+    modules: Mutex<HashMap<(DType, DType), wgpu::ShaderModule>>,
     bind_group_layout: wgpu::BindGroupLayout,
     pipeline_layout: wgpu::PipelineLayout,
     pipelines: Mutex<HashMap<PipelineKey, Arc<wgpu::ComputePipeline>>>,
@@ -265,22 +357,18 @@ fn storage_entry(binding: u32, read_only: bool) -> wgpu::BindGroupLayoutEntry {
 /// Whether consecutive k of an operand are adjacent in memory.
 fn k_contiguous(matrix: &ResolvedMatrix, k_is_column: bool) -> bool {
     match matrix.order {
-        Order::RowMajor => k_is_column,
+        Order::RowMajor | Order::ColumnPanels { .. } => k_is_column,
         Order::ColumnMajor => !k_is_column,
     }
 }
 
 impl SimtBackend {
     /// Builds the backend for a device. `is_cpu` selects configurations suited to CPU drivers.
+    ///
+    /// f16 storage uses WGSL's `pack2x16float` / `unpack2x16float`, which every Vulkan, Metal
+    /// and DX12 adapter has; on GL only some do, so there the SIMT kernel keeps to f32 and bf16.
     pub fn new(device: &wgpu::Device, is_cpu: bool) -> SimtBackend {
-        let descriptor = wgpu::ShaderModuleDescriptor {
-            label: Some("coopgemm simt"),
-            source: wgpu::ShaderSource::Wgsl(SIMT_WGSL.into()),
-        };
-        // Without runtime checks: naga's bounds clamps on every workgroup-memory access cost
-        // more than half of the kernel's speed on NVIDIA (12.8 vs 29.8 TFLOP/s at 4096³),
-        // and the kernel's own range checks already keep every index in bounds.
-        let module = crate::vulkan::trusted_shader_module(device, descriptor);
+        let f16_conversions = device.adapter_info().backend != wgpu::Backend::Gl;
         let bind_group_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("coopgemm simt"),
             entries: &[
@@ -299,6 +387,7 @@ impl SimtBackend {
                 storage_entry(1, true),
                 storage_entry(2, true),
                 storage_entry(3, false),
+                storage_entry(4, true),
             ],
         });
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
@@ -317,7 +406,8 @@ impl SimtBackend {
             device: device.clone(),
             limits: device.limits(),
             is_cpu,
-            module,
+            f16_conversions,
+            modules: Mutex::new(HashMap::new()),
             bind_group_layout,
             pipeline_layout,
             pipelines: Mutex::new(HashMap::new()),
@@ -326,9 +416,15 @@ impl SimtBackend {
     }
 
     /// The configuration this backend uses for a description.
-    pub fn choose_config(&self, gemm: &ResolvedGemm) -> SimtConfig {
-        if let Some(config) = self.forced_config.filter(|c| c.check(&self.limits).is_ok()) {
-            return config;
+    /// `None` when B is stored in column panels that no configuration's tile width matches.
+    pub fn choose_config(&self, gemm: &ResolvedGemm) -> Option<SimtConfig> {
+        // B in column panels fixes the tile width: one workgroup reads one panel.
+        let panel_width = gemm.b.order.panel_width();
+        let usable = |config: &SimtConfig| {
+            config.check(&self.limits).is_ok() && panel_width.is_none_or(|w| config.tile_n == w)
+        };
+        if let Some(config) = self.forced_config.filter(usable) {
+            return Some(config);
         }
         let (m, n) = (gemm.gemm.m as u64, gemm.gemm.n as u64);
         let preferred: &[&str] = if m * n >= 512 * 512 {
@@ -347,8 +443,7 @@ impl SimtBackend {
             .iter()
             .filter_map(|name| SimtConfig::by_name(name))
             .chain(SimtConfig::ALL)
-            .find(|config| config.check(&self.limits).is_ok())
-            .unwrap_or(SimtConfig::ALL[3])
+            .find(usable)
     }
 
     fn pipeline(&self, key: PipelineKey) -> Result<Arc<wgpu::ComputePipeline>> {
@@ -360,19 +455,20 @@ impl SimtBackend {
             return Ok(pipeline.clone());
         }
         key.config.check(&self.limits).map_err(Error::Pipeline)?;
-        let constants = key.config.constants(key.a_k_contiguous, key.b_k_contiguous);
+        let module = self.module(key.types)?;
+        let constants = key.config.constants(key.layout);
         log::debug!(
-            "simt: building pipeline {} (A k-contiguous {}, B k-contiguous {})",
+            "simt: building pipeline {} for {} (A, B k-contiguous: {:?})",
             key.config.name,
-            key.a_k_contiguous,
-            key.b_k_contiguous
+            key.types,
+            key.layout
         );
         let pipeline = self
             .device
             .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                 label: Some(key.config.name),
                 layout: Some(&self.pipeline_layout),
-                module: &self.module,
+                module: &module,
                 entry_point: Some("main"),
                 compilation_options: wgpu::PipelineCompilationOptions {
                     constants: &constants,
@@ -386,11 +482,51 @@ impl SimtBackend {
         Ok(pipeline)
     }
 
-    fn key(&self, gemm: &ResolvedGemm) -> PipelineKey {
-        PipelineKey {
-            config: self.choose_config(gemm),
-            a_k_contiguous: k_contiguous(&gemm.a, true),
-            b_k_contiguous: k_contiguous(&gemm.b, false),
+    /// The shader module for the storage of `types`, built on first use.
+    fn module(&self, types: GemmTypes) -> Result<wgpu::ShaderModule> {
+        let mut modules = self
+            .modules
+            .lock()
+            .map_err(|_| Error::Pipeline("module cache poisoned".into()))?;
+        let storage = (types.input, types.output);
+        if let Some(module) = modules.get(&storage) {
+            return Ok(module.clone());
+        }
+        let source = simt_source(types).ok_or_else(|| Error::Unsupported {
+            backend: BackendKind::Simt,
+            reason: format!("no SIMT storage for {types}"),
+        })?;
+        let descriptor = wgpu::ShaderModuleDescriptor {
+            label: Some("coopgemm simt"),
+            source: wgpu::ShaderSource::Wgsl(source.into()),
+        };
+        // Without runtime checks: naga's bounds clamps on every workgroup-memory access cost
+        // more than half of the kernel's speed on NVIDIA (12.8 vs 29.8 TFLOP/s at 4096³),
+        // and the kernel's own range checks already keep every index in bounds.
+        let module = crate::vulkan::trusted_shader_module(&self.device, descriptor);
+        modules.insert(storage, module.clone());
+        Ok(module)
+    }
+
+    fn key(&self, gemm: &ResolvedGemm) -> Result<PipelineKey> {
+        let config = self.choose_config(gemm).ok_or_else(|| Error::Unsupported {
+            backend: BackendKind::Simt,
+            reason: self.no_config_reason(gemm),
+        })?;
+        Ok(PipelineKey {
+            config,
+            types: gemm.gemm.types,
+            layout: (!self.is_cpu)
+                .then(|| (k_contiguous(&gemm.a, true), k_contiguous(&gemm.b, false))),
+        })
+    }
+
+    fn no_config_reason(&self, gemm: &ResolvedGemm) -> String {
+        match gemm.b.order.panel_width() {
+            Some(width) => {
+                format!("no SIMT tile configuration is {width} columns wide (B's panels)")
+            }
+            None => "no SIMT tile configuration fits this device's limits".into(),
         }
     }
 
@@ -401,7 +537,7 @@ impl SimtBackend {
         buffers: &GemmBuffers<'_>,
     ) -> Result<KernelInfo> {
         let plan = BindingPlan::new(gemm, buffers, &self.limits)?;
-        let key = self.key(gemm);
+        let key = self.key(gemm)?;
         let config = key.config;
         let grid = [
             gemm.gemm.n.div_ceil(config.tile_n),
@@ -409,15 +545,16 @@ impl SimtBackend {
             gemm.gemm.batch,
         ];
         check_grid(grid, [self.limits.max_compute_workgroups_per_dimension; 3])?;
-        let info = KernelInfo {
-            backend: BackendKind::Simt,
-            config: config.name.to_string(),
-        };
+        let info = KernelInfo::new(
+            BackendKind::Simt,
+            config.name.to_string(),
+            &gemm.gemm.epilogue,
+        );
         if gemm.is_empty() {
             return Ok(info);
         }
         let pipeline = self.pipeline(key)?;
-        let params = SimtParams::new(gemm, &plan);
+        let params = SimtParams::new(gemm, &plan, &config);
         let params_buffer = self
             .device
             .create_buffer_init(&wgpu::util::BufferInitDescriptor {
@@ -436,6 +573,11 @@ impl SimtBackend {
                 plan.a.bind_group_entry(1, buffers.a),
                 plan.b.bind_group_entry(2, buffers.b),
                 plan.c.bind_group_entry(3, buffers.c),
+                // Without a bias, binding 4 is never read: A's range stands in.
+                match (buffers.bias, plan.bias) {
+                    (Some(bias), Some(range)) => range.bind_group_entry(4, bias),
+                    _ => plan.a.bind_group_entry(4, buffers.a),
+                },
             ],
         });
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
@@ -455,11 +597,17 @@ impl Backend for SimtBackend {
     }
 
     fn supports(&self, gemm: &ResolvedGemm) -> std::result::Result<(), String> {
-        if gemm.gemm.types != GemmTypes::F32 {
-            return Err(format!(
-                "the SIMT kernel computes f32 only, not {}",
-                gemm.gemm.types
-            ));
+        let types = gemm.gemm.types;
+        check_types(types)?;
+        if self.choose_config(gemm).is_none() {
+            return Err(self.no_config_reason(gemm));
+        }
+        let uses_f16 = types.input == DType::F16 || types.output == DType::F16;
+        if uses_f16 && !self.f16_conversions {
+            return Err(
+                "f16 storage needs WGSL's f16 pack/unpack, which this adapter lacks (DownlevelFlags::SHADER_F16_IN_F32)"
+                    .into(),
+            );
         }
         Ok(())
     }
@@ -468,13 +616,18 @@ impl Backend for SimtBackend {
         true
     }
 
+    fn panel_width(&self, gemm: &ResolvedGemm) -> Option<u32> {
+        self.choose_config(gemm).map(|config| config.tile_n)
+    }
+
     fn prepare(&self, gemm: &ResolvedGemm) -> Result<KernelInfo> {
-        let key = self.key(gemm);
+        let key = self.key(gemm)?;
         self.pipeline(key)?;
-        Ok(KernelInfo {
-            backend: BackendKind::Simt,
-            config: key.config.name.to_string(),
-        })
+        Ok(KernelInfo::new(
+            BackendKind::Simt,
+            key.config.name.to_string(),
+            &gemm.gemm.epilogue,
+        ))
     }
 
     fn record(
@@ -503,61 +656,90 @@ impl Backend for SimtBackend {
 mod tests {
     use super::*;
 
-    /// Every named configuration, with every operand layout, parses, validates and
-    /// specialises with naga, and fits the default limits where it claims to.
+    /// The kernel for every storable type combination parses and validates with naga; every
+    /// named configuration, with every operand layout, specialises, and fits the default
+    /// limits where it claims to.
     #[test]
     fn every_configuration_validates_with_naga() {
-        let module = naga::front::wgsl::parse_str(SIMT_WGSL)
-            .unwrap_or_else(|e| panic!("{}", e.emit_to_string(SIMT_WGSL)));
-        let info = naga::valid::Validator::new(
-            naga::valid::ValidationFlags::all(),
-            naga::valid::Capabilities::empty(),
-        )
-        .validate(&module)
-        .unwrap_or_else(|e| panic!("{}", e.emit_to_string(SIMT_WGSL)));
         let limits = wgpu::Limits {
             // What discrete GPUs offer; CPU drivers (lavapipe: 32 KiB) skip the configs that exceed it.
             max_compute_workgroup_storage_size: 49152,
             ..wgpu::Limits::default()
         };
-        for config in SimtConfig::ALL {
-            config
-                .check(&limits)
-                .unwrap_or_else(|e| panic!("{}: {e}", config.name));
-            for (a_k, b_k) in [(false, false), (false, true), (true, false), (true, true)] {
-                let mut constants = naga::back::PipelineConstants::default();
-                for (name, value) in config.constants(a_k, b_k) {
-                    constants.insert(name.to_string(), value);
-                }
-                let (specialised, specialised_info) =
-                    naga::back::pipeline_constants::process_overrides(
+        let storable: Vec<GemmTypes> = GemmTypes::ALL
+            .into_iter()
+            .filter(|t| simt_source(*t).is_some())
+            .collect();
+        assert_eq!(
+            storable.len(),
+            8,
+            "every float combination but i8: {storable:?}"
+        );
+        for types in storable {
+            let source = simt_source(types).unwrap();
+            let module = naga::front::wgsl::parse_str(&source)
+                .unwrap_or_else(|e| panic!("{types}: {}", e.emit_to_string(&source)));
+            let info = naga::valid::Validator::new(
+                naga::valid::ValidationFlags::all(),
+                // What wgpu grants with DownlevelFlags::SHADER_F16_IN_F32 (f16 pack/unpack).
+                naga::valid::Capabilities::SHADER_FLOAT16_IN_FLOAT32,
+            )
+            .validate(&module)
+            .unwrap_or_else(|e| panic!("{types}: {}", e.emit_to_string(&source)));
+            for config in SimtConfig::ALL {
+                config
+                    .check(&limits)
+                    .unwrap_or_else(|e| panic!("{}: {e}", config.name));
+                for layout in [
+                    Some((false, false)),
+                    Some((false, true)),
+                    Some((true, false)),
+                    Some((true, true)),
+                    None,
+                ] {
+                    let mut constants = naga::back::PipelineConstants::default();
+                    for (name, value) in config.constants(layout) {
+                        constants.insert(name.to_string(), value);
+                    }
+                    let (specialised, _) = naga::back::pipeline_constants::process_overrides(
                         &module,
                         &info,
                         Some((naga::ShaderStage::Compute, "main")),
                         &constants,
                     )
-                    .unwrap_or_else(|e| panic!("{}: {e:?}", config.name));
-                let workgroup_bytes: u32 = specialised
-                    .global_variables
-                    .iter()
-                    .filter(|(_, var)| var.space == naga::AddressSpace::WorkGroup)
-                    .map(|(_, var)| specialised.types[var.ty].inner.size(specialised.to_ctx()))
-                    .sum();
-                assert_eq!(
-                    workgroup_bytes,
-                    config.workgroup_memory_bytes(),
-                    "{}",
-                    config.name
-                );
-                let entry = &specialised.entry_points[0];
-                assert_eq!(
-                    entry.workgroup_size,
-                    [config.workgroup_size(), 1, 1],
-                    "{}",
-                    config.name
-                );
-                drop(specialised_info);
+                    .unwrap_or_else(|e| panic!("{} {types}: {e:?}", config.name));
+                    let workgroup_bytes: u32 = specialised
+                        .global_variables
+                        .iter()
+                        .filter(|(_, var)| var.space == naga::AddressSpace::WorkGroup)
+                        .map(|(_, var)| specialised.types[var.ty].inner.size(specialised.to_ctx()))
+                        .sum();
+                    assert_eq!(
+                        workgroup_bytes,
+                        config.workgroup_memory_bytes(),
+                        "{}",
+                        config.name
+                    );
+                    let entry = &specialised.entry_points[0];
+                    assert_eq!(
+                        entry.workgroup_size,
+                        [config.workgroup_size(), 1, 1],
+                        "{}",
+                        config.name
+                    );
+                }
             }
+        }
+    }
+
+    #[test]
+    fn types_without_simt_storage_say_why() {
+        for types in [
+            GemmTypes::I8_I32,
+            GemmTypes::new(DType::F16, DType::F32, DType::BF16),
+        ] {
+            let reason = check_types(types).unwrap_err();
+            assert!(reason.contains(&types.to_string()), "{reason}");
         }
     }
 

@@ -108,7 +108,8 @@ pub struct EnabledFeatures {
     pub subgroup_size_control: bool,
     /// `computeFullSubgroups` (pipelines may require full subgroups).
     pub full_subgroups: bool,
-    /// `VK_NV_cooperative_matrix2` with workgroup scope, flexible dimensions and tensor addressing.
+    /// `VK_NV_cooperative_matrix2` with workgroup scope, flexible dimensions, tensor addressing
+    /// and per-element operations (the coopmat2 kernel's fused bias and activation).
     pub cooperative_matrix2: bool,
 }
 
@@ -202,7 +203,8 @@ fn query_supported(
         cooperative_matrix2: has_coopmat2_extension
             && coopmat2.workgroup_scope == vk::TRUE
             && coopmat2.flexible_dimensions == vk::TRUE
-            && coopmat2.tensor_addressing == vk::TRUE,
+            && coopmat2.tensor_addressing == vk::TRUE
+            && coopmat2.per_element_operations == vk::TRUE,
     }
 }
 
@@ -295,6 +297,7 @@ pub(crate) fn open_with_coopmat(
         workgroup_scope: vk::TRUE,
         flexible_dimensions: vk::TRUE,
         tensor_addressing: vk::TRUE,
+        per_element_operations: vk::TRUE,
         ..Default::default()
     };
     if supported.cooperative_matrix2 {

@@ -30,6 +30,10 @@ pub(crate) struct PushConstants {
     pub c_batch_stride: u32,
     pub alpha: f32,
     pub beta: f32,
+    pub bias_offset: u32,
+    pub b_panel_stride: u32,
+    pub activation: u32,
+    pub bias_axis: u32,
 }
 
 /// Everything that identifies one compiled pipeline.
@@ -49,7 +53,7 @@ struct InFlight {
     finished: vk::Event,
     descriptor_set: vk::DescriptorSet,
     /// Clones keep the user's buffers alive while raw commands use them.
-    _buffers: [wgpu::Buffer; 3],
+    _buffers: [wgpu::Buffer; 4],
 }
 
 #[derive(Default)]
@@ -117,7 +121,8 @@ impl VulkanKernels {
             .ok_or("not a Vulkan device")?
             .raw_device()
             .clone();
-        let bindings: Vec<_> = (0..3)
+        // A, B, C and the epilogue's bias vector (A again when there is none).
+        let bindings: Vec<_> = (0..4)
             .map(|binding| {
                 vk::DescriptorSetLayoutBinding::default()
                     .binding(binding)
@@ -155,7 +160,12 @@ impl VulkanKernels {
 
         let touch_layout = wgpu_device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("coopgemm coopmat init"),
-            entries: &[touch_entry(0), touch_entry(1), touch_entry(2)],
+            entries: &[
+                touch_entry(0),
+                touch_entry(1),
+                touch_entry(2),
+                touch_entry(3),
+            ],
         });
         let touch_module = wgpu_device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("coopgemm coopmat init"),
@@ -302,7 +312,7 @@ impl VulkanKernels {
         if recycler.free_sets.is_empty() {
             let sizes = [vk::DescriptorPoolSize::default()
                 .ty(vk::DescriptorType::STORAGE_BUFFER)
-                .descriptor_count(3 * SETS_PER_POOL)];
+                .descriptor_count(4 * SETS_PER_POOL)];
             // SAFETY: valid create info; pools are destroyed in Drop.
             let pool = unsafe {
                 self.device.create_descriptor_pool(
@@ -375,16 +385,21 @@ impl VulkanKernels {
         push: &PushConstants,
         grid: [u32; 3],
     ) -> Result<Vec<wgpu::CommandBuffer>> {
-        let touch = self.touch_pass(buffers, plan);
+        // Without a bias the shader never reads binding 3, but it must hold a valid range.
+        let (bias_buffer, bias_range) = match (buffers.bias, plan.bias.as_ref()) {
+            (Some(buffer), Some(range)) => (buffer, range),
+            _ => (buffers.a, &plan.a),
+        };
+        let touch = self.touch_pass(buffers, plan, bias_buffer, bias_range);
 
-        let raw_buffers = [buffers.a, buffers.b, buffers.c].map(|buffer| {
+        let raw_buffers = [buffers.a, buffers.b, buffers.c, bias_buffer].map(|buffer| {
             // SAFETY: the guard (which holds wgpu's snatch lock) is dropped at the end of the
             // statement; the handle stays valid while the clone kept in `InFlight` lives and
             // the buffer is not destroyed explicitly, which wgpu rejects at submit (the
             // touch pass in the same submission uses it).
             unsafe { buffer.as_hal::<Vulkan>().map(|b| b.raw_handle()) }
         });
-        let [Some(raw_a), Some(raw_b), Some(raw_c)] = raw_buffers else {
+        let [Some(raw_a), Some(raw_b), Some(raw_c), Some(raw_bias)] = raw_buffers else {
             return Err(Error::Device(
                 "a buffer is not a Vulkan buffer of this device".into(),
             ));
@@ -396,14 +411,18 @@ impl VulkanKernels {
             .map_err(|_| Error::Device("recycler poisoned".into()))?;
         self.reclaim(&mut recycler)?;
         let (set, event) = self.acquire(&mut recycler)?;
-        let infos = [(raw_a, &plan.a), (raw_b, &plan.b), (raw_c, &plan.c)].map(
-            |(buffer, range): (vk::Buffer, &BoundRange)| {
-                [vk::DescriptorBufferInfo::default()
-                    .buffer(buffer)
-                    .offset(range.offset_bytes)
-                    .range(range.size_bytes)]
-            },
-        );
+        let infos = [
+            (raw_a, &plan.a),
+            (raw_b, &plan.b),
+            (raw_c, &plan.c),
+            (raw_bias, bias_range),
+        ]
+        .map(|(buffer, range): (vk::Buffer, &BoundRange)| {
+            [vk::DescriptorBufferInfo::default()
+                .buffer(buffer)
+                .offset(range.offset_bytes)
+                .range(range.size_bytes)]
+        });
         let writes: Vec<vk::WriteDescriptorSet> = infos
             .iter()
             .enumerate()
@@ -429,7 +448,7 @@ impl VulkanKernels {
         let pipeline_layout = self.pipeline_layout;
         // SAFETY: the encoder is fresh, so no wgpu commands are mixed in; the command buffer
         // is in the recording state wgpu began; everything bound is a live object of this
-        // device; the push constants match the layout's single 56-byte range. The first barrier
+        // device; the push constants match the layout's single range (the struct's size). The first barrier
         // orders all earlier writes (wgpu's uploads and clears, the touch pass) before the
         // shader's reads and writes; the last makes the shader's writes visible to whatever
         // wgpu records next. The event tells `reclaim` when the dispatch has finished.
@@ -498,13 +517,24 @@ impl VulkanKernels {
         recycler.in_flight.push(InFlight {
             finished: event,
             descriptor_set: set,
-            _buffers: [buffers.a.clone(), buffers.b.clone(), buffers.c.clone()],
+            _buffers: [
+                buffers.a.clone(),
+                buffers.b.clone(),
+                buffers.c.clone(),
+                bias_buffer.clone(),
+            ],
         });
         drop(recycler);
         Ok(vec![touch, encoder.finish()])
     }
 
-    fn touch_pass(&self, buffers: &GemmBuffers<'_>, plan: &BindingPlan) -> wgpu::CommandBuffer {
+    fn touch_pass(
+        &self,
+        buffers: &GemmBuffers<'_>,
+        plan: &BindingPlan,
+        bias_buffer: &wgpu::Buffer,
+        bias_range: &BoundRange,
+    ) -> wgpu::CommandBuffer {
         let bind_group = self
             .wgpu_device
             .create_bind_group(&wgpu::BindGroupDescriptor {
@@ -514,6 +544,7 @@ impl VulkanKernels {
                     plan.a.bind_group_entry(0, buffers.a),
                     plan.b.bind_group_entry(1, buffers.b),
                     plan.c.bind_group_entry(2, buffers.c),
+                    bias_range.bind_group_entry(3, bias_buffer),
                 ],
             });
         let mut encoder =

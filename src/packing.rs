@@ -1,0 +1,237 @@
+//! Pre-packed weights: B copied once into the column panels the chosen kernel reads fastest
+//! ([`Order::ColumnPanels`]), kept as a [`PackedB`] handle and reused across GEMMs.
+//!
+//! A kernel's workgroup reads a `k × width` strip of B, `width` being its tile width. Packed,
+//! that strip is one contiguous row-major panel: every workgroup streams its own block of
+//! memory, whatever B's original layout (transposed weights included), with rows padded
+//! with zeros to the full panel width, so no load needs an N bound. The packing runs on the
+//! GPU (`wgsl/pack_b.wgsl`), on every backend.
+
+use bytemuck::{Pod, Zeroable};
+use wgpu::util::DeviceExt;
+
+use crate::bindings::bound_range;
+use crate::context::Context;
+use crate::error::{Error, Operand, Result};
+use crate::problem::{Gemm, MatrixLayout, Order};
+
+/// The WGSL of the packing kernel.
+pub const PACK_B_WGSL: &str = include_str!("../wgsl/pack_b.wgsl");
+
+const PACK_WORKGROUP_SIZE: u32 = 256;
+
+/// B packed into column panels for one kernel configuration.
+///
+/// Use it by giving the GEMM [`PackedB::layout`] as B's layout and [`PackedB::buffer`] as
+/// B's buffer; everything else (A, C, alpha, beta, epilogue, m) may change between calls.
+///
+/// ```no_run
+/// # fn main() -> coopgemm::Result<()> {
+/// use coopgemm::{Context, Gemm, GemmBuffers, MatrixLayout};
+/// let context = Context::new_blocking()?;
+/// let layer = Gemm::new(256, 512, 784).b(MatrixLayout::column_major()); // Bᵀ stored
+/// let weights = context.upload("W", &vec![0.5f32; 784 * 512])?;
+/// let packed = context.pack_b(&layer, &weights)?;
+/// let (x, y) = (context.upload("x", &vec![1.0f32; 256 * 784])?, context.upload("y", &vec![0.0f32; 256 * 512])?);
+/// context.run(&packed.gemm(&layer), &GemmBuffers::new(&x, packed.buffer(), &y))?;
+/// # Ok(()) }
+/// ```
+#[derive(Debug, Clone)]
+pub struct PackedB {
+    buffer: wgpu::Buffer,
+    layout: MatrixLayout,
+    width: u32,
+    k: u32,
+    n: u32,
+}
+
+impl PackedB {
+    /// The packed elements (same element type as the original B).
+    pub fn buffer(&self) -> &wgpu::Buffer {
+        &self.buffer
+    }
+
+    /// B's layout in [`PackedB::buffer`]: column panels of [`PackedB::width`].
+    pub fn layout(&self) -> MatrixLayout {
+        self.layout
+    }
+
+    /// Columns per panel: the tile width of the kernel it was packed for.
+    pub fn width(&self) -> u32 {
+        self.width
+    }
+
+    /// `gemm` with B replaced by this packed B (its k and n must be the packed ones).
+    pub fn gemm(&self, gemm: &Gemm) -> Gemm {
+        gemm.b(self.layout)
+    }
+
+    /// Rows (k) and columns (n) of the packed matrix.
+    pub fn shape(&self) -> (u32, u32) {
+        (self.k, self.n)
+    }
+}
+
+/// The packing kernel's uniform block; mirrors `Params` in `wgsl/pack_b.wgsl`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable)]
+struct PackParams {
+    rows: u32,
+    cols: u32,
+    width: u32,
+    panel_rows: u32,
+    source_first: u32,
+    source_row_stride: u32,
+    source_col_stride: u32,
+    source_batch_stride: u32,
+    words_per_batch: u32,
+    element_bits: u32,
+    padding: [u32; 2],
+}
+
+impl Context {
+    /// Packs the B of `gemm` (its k, n, batch, types and B layout; `b` holds it as that layout
+    /// says) into the column panels the backend that `gemm` selects reads fastest.
+    ///
+    /// A broadcast B (batch stride 0) is packed once and stays broadcast. The panels are as
+    /// wide as the tile of the configuration chosen for `gemm`; GEMMs with other `m` may pick
+    /// a different configuration of the same width (the backends restrict themselves to it).
+    pub fn pack_b(&self, gemm: &Gemm, b: &wgpu::Buffer) -> Result<PackedB> {
+        let resolved = gemm.resolve()?;
+        if resolved.b.order.panel_width().is_some() {
+            return Err(Error::Unsupported {
+                backend: self.select(gemm)?.backend,
+                reason: "B is already packed".into(),
+            });
+        }
+        let selection = self.select(gemm)?;
+        let width = self
+            .backend_by_kind(selection.backend)?
+            .panel_width(&resolved)
+            .ok_or_else(|| Error::Unsupported {
+                backend: selection.backend,
+                reason: "the chosen kernel reads no column panels".into(),
+            })?;
+        let (k, n) = (gemm.k, gemm.n);
+        let element_bytes = gemm.types.input.size_bytes();
+        let panels = (n as u64).div_ceil(width as u64);
+        let panel_stride = k as u64 * width as u64;
+        let matrix_elements = panels * panel_stride;
+        let batches = if resolved.b.batch_stride == 0 {
+            1
+        } else {
+            gemm.batch.max(1)
+        };
+        let matrix_bytes = (matrix_elements * element_bytes).div_ceil(4) * 4;
+        let total_bytes = (matrix_bytes * batches as u64).max(4);
+        let layout = MatrixLayout {
+            order: Order::ColumnPanels { width },
+            leading_dimension: Some(k as u64),
+            batch_stride: Some(if batches == 1 && resolved.b.batch_stride == 0 {
+                0
+            } else {
+                matrix_bytes / element_bytes
+            }),
+            offset: 0,
+        };
+        let buffer = self.create_buffer(
+            "coopgemm packed B",
+            total_bytes,
+            wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::COPY_SRC
+                | wgpu::BufferUsages::COPY_DST,
+        )?;
+        let packed = PackedB {
+            buffer,
+            layout,
+            width,
+            k,
+            n,
+        };
+        if resolved.b.is_empty() {
+            return Ok(packed);
+        }
+        let limits = self.device().limits();
+        let source = bound_range(&resolved.b, element_bytes, b, &limits)?;
+        let words_per_batch = (matrix_bytes / 4) as u32;
+        let params = PackParams {
+            rows: k,
+            cols: n,
+            width,
+            panel_rows: k,
+            source_first: source.first_element,
+            source_row_stride: resolved.b.row_stride().min(u32::MAX as u64) as u32,
+            source_col_stride: resolved.b.col_stride().min(u32::MAX as u64) as u32,
+            source_batch_stride: resolved.b.batch_stride.min(u32::MAX as u64) as u32,
+            words_per_batch,
+            element_bits: 8 * element_bytes as u32,
+            padding: [0; 2],
+        };
+        if total_bytes > limits.max_storage_buffer_binding_size {
+            return Err(Error::BindingTooLarge {
+                operand: Operand::B,
+                bytes: total_bytes,
+                limit: limits.max_storage_buffer_binding_size,
+            });
+        }
+        let groups = words_per_batch.div_ceil(PACK_WORKGROUP_SIZE);
+        let grid_x = groups.min(limits.max_compute_workgroups_per_dimension);
+        let grid = [grid_x, groups.div_ceil(grid_x.max(1)), batches];
+        crate::backend::check_grid(grid, [limits.max_compute_workgroups_per_dimension; 3])?;
+        self.scoped(|| {
+            let device = self.device();
+            let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some("coopgemm pack B"),
+                source: wgpu::ShaderSource::Wgsl(PACK_B_WGSL.into()),
+            });
+            let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some("coopgemm pack B"),
+                layout: None,
+                module: &module,
+                entry_point: Some("main"),
+                compilation_options: Default::default(),
+                cache: None,
+            });
+            let params_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("coopgemm pack B params"),
+                contents: bytemuck::bytes_of(&params),
+                usage: wgpu::BufferUsages::UNIFORM,
+            });
+            let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("coopgemm pack B"),
+                layout: &pipeline.get_bind_group_layout(0),
+                entries: &[
+                    wgpu::BindGroupEntry {
+                        binding: 0,
+                        resource: params_buffer.as_entire_binding(),
+                    },
+                    source.bind_group_entry(1, b),
+                    wgpu::BindGroupEntry {
+                        binding: 2,
+                        resource: packed.buffer.as_entire_binding(),
+                    },
+                ],
+            });
+            let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("coopgemm pack B"),
+            });
+            {
+                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some("coopgemm pack B"),
+                    timestamp_writes: None,
+                });
+                pass.set_pipeline(&pipeline);
+                pass.set_bind_group(0, &bind_group, &[]);
+                pass.dispatch_workgroups(grid[0], grid[1], grid[2]);
+            }
+            self.queue().submit([encoder.finish()]);
+        })?;
+        log::debug!(
+            "packed B ({k}x{n} {}, {:?}) into {panels} panels of {width} for {}",
+            gemm.types.input,
+            resolved.b.order,
+            selection.backend
+        );
+        Ok(packed)
+    }
+}

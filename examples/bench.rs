@@ -155,11 +155,7 @@ fn measure<I: Element, O: Element>(
         context.upload("B", &b)?,
         context.upload("C", &c)?,
     );
-    let buffers = GemmBuffers {
-        a: &a_buffer,
-        b: &b_buffer,
-        c: &c_buffer,
-    };
+    let buffers = GemmBuffers::new(&a_buffer, &b_buffer, &c_buffer);
     let config = context.prepare(gemm)?.config;
     // Warm up for a while, not a fixed count: on the H100 a case timed right after two
     // warm-up runs on fresh buffers measured up to 4x slow (8192³ f16: 60 vs 255 TFLOP/s).

@@ -2,7 +2,7 @@
 //! and report the time and throughput.
 //!
 //! ```text
-//! cargo run --release --example gemm -- [M [N [K]]] [--types f32|f16|f16acc16|bf16|i8] [--backend auto|simt|coopmat] [--runs N]
+//! cargo run --release --example gemm -- [M [N [K]]] [--types f32|f16|f16acc16|bf16|i8|f16-f32-f16|bf16-f32-bf16|f32-f32-f16|f32-f32-bf16] [--backend auto|simt|coopmat] [--runs N]
 //!     [--a-column-major] [--b-column-major]
 //! ```
 //! One size given means M = N = K (default 1024). Set `RUST_LOG=debug` for the tile
@@ -55,7 +55,7 @@ fn parse_args() -> Result<Args, String> {
             "--a-column-major" => args.a_order = Order::ColumnMajor,
             "--b-column-major" => args.b_order = Order::ColumnMajor,
             "--runs" => args.runs = iter.next().and_then(|v| v.parse().ok()).ok_or("--runs needs a number")?,
-            "-h" | "--help" => return Err("usage: gemm [M [N [K]]] [--types f32|f16|f16acc16|bf16|i8] [--backend auto|simt|coopmat] [--runs N] [--a-column-major] [--b-column-major]".into()),
+            "-h" | "--help" => return Err("usage: gemm [M [N [K]]] [--types f32|f16|f16acc16|bf16|i8|f16-f32-f16|bf16-f32-bf16|f32-f32-f16|f32-f32-bf16] [--backend auto|simt|coopmat] [--runs N] [--a-column-major] [--b-column-major]".into()),
             size => sizes.push(size.parse::<u32>().map_err(|_| format!("not a size: {size}"))?),
         }
     }
@@ -93,11 +93,7 @@ fn run<I: Element, O: Element>(context: &Context, args: &Args) -> Result<(), coo
     let a_buffer = context.upload("A", &a)?;
     let b_buffer = context.upload("B", &b)?;
     let c_buffer = context.upload("C", &c)?;
-    let buffers = GemmBuffers {
-        a: &a_buffer,
-        b: &b_buffer,
-        c: &c_buffer,
-    };
+    let buffers = GemmBuffers::new(&a_buffer, &b_buffer, &c_buffer);
 
     let started = Instant::now();
     let kernel = context.prepare(&gemm)?;
@@ -181,6 +177,10 @@ fn main() {
             GemmTypes::F16_ACC_F16 => run::<half::f16, half::f16>(&context, &args),
             GemmTypes::BF16_F32 => run::<half::bf16, f32>(&context, &args),
             GemmTypes::I8_I32 => run::<i8, i32>(&context, &args),
+            GemmTypes::F16_F32_F16 => run::<half::f16, half::f16>(&context, &args),
+            GemmTypes::BF16_F32_BF16 => run::<half::bf16, half::bf16>(&context, &args),
+            GemmTypes::F32_F32_F16 => run::<f32, half::f16>(&context, &args),
+            GemmTypes::F32_F32_BF16 => run::<f32, half::bf16>(&context, &args),
             other => Err(coopgemm::Error::Unsupported {
                 backend: BackendKind::Simt,
                 reason: format!("no example path for {other}"),

@@ -4,8 +4,8 @@
 mod common;
 
 use coopgemm::{
-    BackendChoice, BackendKind, Error, Gemm, GemmBuffers, GemmTypes, MatrixLayout, Operand,
-    HOST_BUFFER_USAGES,
+    BackendChoice, BackendKind, BiasAxis, Error, Gemm, GemmBuffers, GemmTypes, MatrixLayout,
+    Operand, HOST_BUFFER_USAGES,
 };
 
 use common::{assert_no_validation_errors, context};
@@ -27,14 +27,7 @@ fn storage(bytes: u64) -> wgpu::Buffer {
 fn run_error(gemm: &Gemm, a_bytes: u64, b_bytes: u64, c_bytes: u64) -> Error {
     let (a, b, c) = (storage(a_bytes), storage(b_bytes), storage(c_bytes));
     let error = context()
-        .run(
-            gemm,
-            &GemmBuffers {
-                a: &a,
-                b: &b,
-                c: &c,
-            },
-        )
+        .run(gemm, &GemmBuffers::new(&a, &b, &c))
         .expect_err("bad input must fail");
     assert_no_validation_errors();
     error
@@ -150,30 +143,9 @@ fn buffers_without_storage_usage_are_rejected() {
     let good_c = storage(4096);
     let gemm = Gemm::new(4, 4, 4);
     for (operand, buffers) in [
-        (
-            Operand::A,
-            GemmBuffers {
-                a: &plain,
-                b: &good,
-                c: &good_c,
-            },
-        ),
-        (
-            Operand::B,
-            GemmBuffers {
-                a: &good,
-                b: &plain,
-                c: &good_c,
-            },
-        ),
-        (
-            Operand::C,
-            GemmBuffers {
-                a: &good,
-                b: &good_c,
-                c: &plain,
-            },
-        ),
+        (Operand::A, GemmBuffers::new(&plain, &good, &good_c)),
+        (Operand::B, GemmBuffers::new(&good, &plain, &good_c)),
+        (Operand::C, GemmBuffers::new(&good, &good_c, &plain)),
     ] {
         let error = context()
             .run(&gemm, &buffers)
@@ -195,25 +167,11 @@ fn output_aliasing_an_input_is_rejected() {
     let other = storage(4096);
     let gemm = Gemm::new(4, 4, 4).c(MatrixLayout::row_major().offset(512));
     let error = context()
-        .run(
-            &gemm,
-            &GemmBuffers {
-                a: &shared,
-                b: &other,
-                c: &shared,
-            },
-        )
+        .run(&gemm, &GemmBuffers::new(&shared, &other, &shared))
         .unwrap_err();
     assert_eq!(error, Error::OutputAliasesInput { input: Operand::A });
     let error = context()
-        .run(
-            &gemm,
-            &GemmBuffers {
-                a: &other,
-                b: &shared,
-                c: &shared,
-            },
-        )
+        .run(&gemm, &GemmBuffers::new(&other, &shared, &shared))
         .unwrap_err();
     assert_eq!(error, Error::OutputAliasesInput { input: Operand::B });
     // A and B may share a buffer: both are only read.
@@ -222,11 +180,7 @@ fn output_aliasing_an_input_is_rejected() {
     context()
         .run(
             &Gemm::new(4, 4, 4),
-            &GemmBuffers {
-                a: &a_and_b,
-                b: &a_and_b,
-                c: &c,
-            },
+            &GemmBuffers::new(&a_and_b, &a_and_b, &c),
         )
         .expect("A and B may alias");
     assert_no_validation_errors();
@@ -327,11 +281,7 @@ fn too_many_workgroups_are_rejected() {
         .with_backend(BackendChoice::Force(BackendKind::Simt))
         .run(
             &gemm,
-            &GemmBuffers {
-                a: &storage(bytes),
-                b: &storage(bytes),
-                c: &storage(bytes),
-            },
+            &GemmBuffers::new(&storage(bytes), &storage(bytes), &storage(bytes)),
         );
     assert_eq!(
         error.unwrap_err(),
@@ -346,22 +296,30 @@ fn too_many_workgroups_are_rejected() {
 #[test]
 fn types_a_backend_cannot_run_are_unsupported_not_garbage() {
     let simt = context().with_backend(BackendChoice::Force(BackendKind::Simt));
-    for types in [GemmTypes::F16_F32, GemmTypes::BF16_F32, GemmTypes::I8_I32] {
+    // SIMT stores f32, f16 and bf16, never integers, and never two 16-bit formats at once.
+    for types in [
+        GemmTypes::I8_I32,
+        GemmTypes::new(
+            coopgemm::DType::F16,
+            coopgemm::DType::F32,
+            coopgemm::DType::BF16,
+        ),
+    ] {
         match simt.select(&Gemm::new(8, 8, 8).types(types)) {
             Err(Error::Unsupported {
                 backend: BackendKind::Simt,
                 reason,
-            }) => assert!(reason.contains("f32 only"), "{reason}"),
+            }) => assert!(reason.contains(&types.to_string()), "{reason}"),
             other => panic!("expected Unsupported, got {other:?}"),
         }
     }
-    // bf16 has no backend on lavapipe at all (no VK_KHR_shader_bfloat16): NoBackend with reasons.
+    // i8 has no backend on plain lavapipe: NoBackend with both reasons.
     if context()
         .coopmat()
-        .map(|c| !c.supported_types().contains(&GemmTypes::BF16_F32))
+        .map(|c| !c.supported_types().contains(&GemmTypes::I8_I32))
         .unwrap_or(true)
     {
-        match context().select(&Gemm::new(8, 8, 8).types(GemmTypes::BF16_F32)) {
+        match context().select(&Gemm::new(8, 8, 8).types(GemmTypes::I8_I32)) {
             Err(Error::NoBackend { reasons }) => assert_eq!(reasons.len(), 2, "{reasons:?}"),
             other => panic!("expected NoBackend, got {other:?}"),
         }
@@ -380,6 +338,77 @@ fn types_a_backend_cannot_run_are_unsupported_not_garbage() {
 }
 
 #[test]
+fn bias_buffers_must_match_the_epilogue() {
+    let with_bias = Gemm::new(4, 6, 5).bias(BiasAxis::PerColumn);
+    let (a, b, c) = (storage(4 * 20), storage(4 * 30), storage(4 * 24));
+    // The epilogue has a bias but no buffer was given, and the other way round.
+    assert_eq!(
+        context()
+            .run(&with_bias, &GemmBuffers::new(&a, &b, &c))
+            .err(),
+        Some(Error::MissingBiasBuffer)
+    );
+    let bias = storage(4 * 6);
+    assert_eq!(
+        context()
+            .run(
+                &Gemm::new(4, 6, 5),
+                &GemmBuffers::new(&a, &b, &c).with_bias(&bias)
+            )
+            .err(),
+        Some(Error::UnexpectedBiasBuffer)
+    );
+    // Too short for n values from the offset, and a per-row bias of m values from offset 3.
+    let short = storage(4 * 5);
+    assert!(matches!(
+        context().run(&with_bias, &GemmBuffers::new(&a, &b, &c).with_bias(&short)),
+        Err(Error::BufferTooSmall {
+            operand: Operand::Bias,
+            required_bytes: 24,
+            buffer_bytes: 20
+        })
+    ));
+    let per_row =
+        Gemm::new(4, 6, 5).epilogue(coopgemm::Epilogue::default().bias_at(BiasAxis::PerRow, 3));
+    assert!(matches!(
+        context().run(&per_row, &GemmBuffers::new(&a, &b, &c).with_bias(&short)),
+        Err(Error::BufferTooSmall {
+            operand: Operand::Bias,
+            required_bytes: 28,
+            ..
+        })
+    ));
+    // Host vectors: too short, missing.
+    assert!(matches!(
+        context().multiply_with_bias(
+            &with_bias,
+            &[0.0f32; 20],
+            &[0.0f32; 30],
+            &[0.0f32; 24],
+            Some(&[0.0; 5])
+        ),
+        Err(Error::HostDataLength {
+            operand: Operand::Bias,
+            expected: 6,
+            actual: 5
+        })
+    ));
+    assert_eq!(
+        context().multiply(&with_bias, &[0.0f32; 20], &[0.0f32; 30], &[0.0f32; 24]),
+        Err(Error::MissingBiasBuffer)
+    );
+    // An epilogue needs a float C.
+    assert!(matches!(
+        Gemm::new(4, 4, 4)
+            .types(GemmTypes::I8_I32)
+            .bias(BiasAxis::PerRow)
+            .resolve(),
+        Err(Error::EpilogueNeedsFloatOutput { .. })
+    ));
+    assert_no_validation_errors();
+}
+
+#[test]
 fn coopmat_cannot_share_a_user_encoder() {
     let forced = context().with_backend(BackendChoice::Force(BackendKind::Coopmat));
     let (a, b, c) = (storage(256), storage(256), storage(256));
@@ -390,11 +419,7 @@ fn coopmat_cannot_share_a_user_encoder() {
         .encode(
             &mut encoder,
             &Gemm::new(4, 4, 4),
-            &GemmBuffers {
-                a: &a,
-                b: &b,
-                c: &c,
-            },
+            &GemmBuffers::new(&a, &b, &c),
         )
         .unwrap_err();
     assert!(
@@ -412,11 +437,7 @@ fn coopmat_cannot_share_a_user_encoder() {
     simt.encode(
         &mut encoder,
         &Gemm::new(4, 4, 4),
-        &GemmBuffers {
-            a: &a,
-            b: &b,
-            c: &c,
-        },
+        &GemmBuffers::new(&a, &b, &c),
     )
     .unwrap();
     context().queue().submit([encoder.finish()]);
@@ -554,27 +575,13 @@ fn a_lost_device_is_reported_as_an_error() {
         doomed.upload("c", &[0.0f32; 16]).unwrap(),
     );
     doomed
-        .run(
-            &Gemm::new(4, 4, 4),
-            &GemmBuffers {
-                a: &a,
-                b: &b,
-                c: &c,
-            },
-        )
+        .run(&Gemm::new(4, 4, 4), &GemmBuffers::new(&a, &b, &c))
         .unwrap();
     doomed.wait().unwrap();
     doomed.device().destroy();
     let _ = doomed.device().poll(wgpu::PollType::Poll);
     let error = doomed
-        .run(
-            &Gemm::new(4, 4, 4),
-            &GemmBuffers {
-                a: &a,
-                b: &b,
-                c: &c,
-            },
-        )
+        .run(&Gemm::new(4, 4, 4), &GemmBuffers::new(&a, &b, &c))
         .unwrap_err();
     assert!(matches!(error, Error::DeviceLost(_)), "{error:?}");
     assert!(matches!(doomed.wait(), Err(Error::DeviceLost(_))));

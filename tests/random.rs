@@ -1,6 +1,7 @@
 //! Randomized differential tests: seeded random descriptions (dimensions 1..300, every
 //! layout, padded leading dimensions, offsets, batches with strides and broadcasts,
-//! alpha/beta) checked against the f64 reference on every backend available.
+//! alpha/beta, fused bias and activation for float outputs) checked against the f64
+//! reference on every backend available, for every type combination.
 //!
 //! `COOPGEMM_RANDOM_CASES=N` sets the number of descriptions per type (default 150),
 //! `COOPGEMM_RANDOM_SEED=S` the seed (default 1); case i uses seed S + i. A failure prints
@@ -8,7 +9,7 @@
 
 mod common;
 
-use coopgemm::{BackendKind, Gemm, GemmTypes, MatrixLayout, Order};
+use coopgemm::{Activation, BiasAxis, Epilogue, Gemm, GemmTypes, MatrixLayout, Order};
 
 use common::{assert_no_validation_errors, backends_for, check_any, Rng};
 
@@ -27,7 +28,7 @@ fn random_layout(rng: &mut Rng, rows: u32, cols: u32, batch: u32, input: bool) -
     };
     let (contiguous, strided) = match order {
         Order::RowMajor => (cols as u64, rows as u64),
-        Order::ColumnMajor => (rows as u64, cols as u64),
+        _ => (rows as u64, cols as u64),
     };
     let leading_dimension = contiguous + [0, 0, 1, 3, 8][rng.range(0, 4) as usize];
     let mut layout = MatrixLayout {
@@ -69,6 +70,21 @@ fn random_gemm(seed: u64, types: GemmTypes) -> Gemm {
     };
     let alpha = [1.0, 0.5, -2.0][rng.range(0, 2) as usize];
     let beta = [0.0, 0.0, 1.0, 0.25][rng.range(0, 3) as usize];
+    let mut epilogue = Epilogue::default();
+    if !types.output.is_integer() {
+        epilogue.activation = Activation::ALL[rng.range(0, 3) as usize];
+        epilogue.bias = match rng.range(0, 3) {
+            0 => Some(coopgemm::Bias {
+                axis: BiasAxis::PerRow,
+                offset: rng.range(0, 5) as u64,
+            }),
+            1 => Some(coopgemm::Bias {
+                axis: BiasAxis::PerColumn,
+                offset: rng.range(0, 5) as u64,
+            }),
+            _ => None,
+        };
+    }
     Gemm::new(m, n, k)
         .types(types)
         .batch(batch)
@@ -77,10 +93,10 @@ fn random_gemm(seed: u64, types: GemmTypes) -> Gemm {
         .c(random_layout(&mut rng, m, n, batch, false))
         .alpha(alpha)
         .beta(beta)
+        .epilogue(epilogue)
 }
 
-fn run_random(types: GemmTypes) {
-    let cases = setting("COOPGEMM_RANDOM_CASES", 150);
+fn run_random(types: GemmTypes, cases: u64) {
     let seed = setting("COOPGEMM_RANDOM_SEED", 1);
     let mut failures = Vec::new();
     for (kind, context) in backends_for(types) {
@@ -104,24 +120,37 @@ fn run_random(types: GemmTypes) {
     assert_no_validation_errors();
 }
 
-#[test]
-fn random_f32() {
-    run_random(GemmTypes::F32);
+fn cases() -> u64 {
+    setting("COOPGEMM_RANDOM_CASES", 150)
 }
 
 #[test]
-fn random_reduced_precision_on_coopmat() {
+fn random_f32() {
+    run_random(GemmTypes::F32, cases());
+}
+
+/// The tensor-core workhorses, on every backend that runs them (SIMT for the float ones).
+#[test]
+fn random_reduced_precision() {
     for types in [
         GemmTypes::F16_F32,
         GemmTypes::F16_ACC_F16,
         GemmTypes::BF16_F32,
         GemmTypes::I8_I32,
     ] {
-        if backends_for(types)
-            .iter()
-            .any(|(kind, _)| *kind == BackendKind::Coopmat)
-        {
-            run_random(types);
-        }
+        run_random(types, cases());
+    }
+}
+
+/// Output conversion to f16/bf16 (a quarter of the cases each: the same code paths).
+#[test]
+fn random_narrow_outputs() {
+    for types in [
+        GemmTypes::F16_F32_F16,
+        GemmTypes::BF16_F32_BF16,
+        GemmTypes::F32_F32_F16,
+        GemmTypes::F32_F32_BF16,
+    ] {
+        run_random(types, cases().div_ceil(4));
     }
 }

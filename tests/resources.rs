@@ -85,11 +85,7 @@ fn soak<I: coopgemm::Element, O: coopgemm::Element>(types: GemmTypes) {
             context.upload("b", &b).unwrap(),
             context.upload("c", &c).unwrap(),
         );
-        let buffers = GemmBuffers {
-            a: &a_buffer,
-            b: &b_buffer,
-            c: &c_buffer,
-        };
+        let buffers = GemmBuffers::new(&a_buffer, &b_buffer, &c_buffer);
         let mut counts_after_warm_up = None;
         for round in 0..rounds {
             handle.run(&gemm, &buffers).unwrap();

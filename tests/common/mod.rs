@@ -177,10 +177,14 @@ pub fn check<I: Element, O: Element>(
             }
         }
     }
+    // Bias values in [-1, 1), one past the end of what the epilogue reads.
+    let bias: Option<Vec<f32>> = resolved
+        .bias
+        .map(|bias| rng.values(bias.end_index().max(1) as usize));
     let result = context
-        .multiply(gemm, &a, &b, &c)
+        .multiply_with_bias(gemm, &a, &b, &c, bias.as_deref())
         .map_err(|e| format!("{}: {e}", describe()))?;
-    let reference = Reference::compute(&resolved, &a, &b, &c)
+    let reference = Reference::compute_with_bias(&resolved, &a, &b, &c, bias.as_deref())
         .map_err(|e| format!("{}: reference: {e}", describe()))?;
     let comparison = reference.compare(&result);
     if comparison.passed() {
@@ -204,6 +208,10 @@ pub fn check_any(context: &Context, gemm: &Gemm, seed: u64) -> Result<(), String
         GemmTypes::F16_ACC_F16 => check::<half::f16, half::f16>(context, gemm, seed),
         GemmTypes::BF16_F32 => check::<half::bf16, f32>(context, gemm, seed),
         GemmTypes::I8_I32 => check::<i8, i32>(context, gemm, seed),
+        GemmTypes::F16_F32_F16 => check::<half::f16, half::f16>(context, gemm, seed),
+        GemmTypes::BF16_F32_BF16 => check::<half::bf16, half::bf16>(context, gemm, seed),
+        GemmTypes::F32_F32_F16 => check::<f32, half::f16>(context, gemm, seed),
+        GemmTypes::F32_F32_BF16 => check::<f32, half::bf16>(context, gemm, seed),
         other => Err(format!("no host types for {other}")),
     }
 }

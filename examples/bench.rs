@@ -4,7 +4,7 @@
 //! ```text
 //! cargo run --release --example bench -- [--shapes 1024x1024x1024,64x4096x4096] [--dtypes f32,f16,bf16]
 //!     [--backends simt,coopmat] [--runs 10] [--reference ../shared/anchors/h100-cublas.txt] [--json out.json]
-//!     [--gpu-timestamps]
+//!     [--gpu-timestamps] [--cpu | --no-cpu]
 //! ```
 //! Times each case as the median of `--runs` samples, each the wall-clock time of 5 GEMMs
 //! submitted back to back until they complete, divided by 5. `--gpu-timestamps` uses GPU
@@ -12,7 +12,16 @@
 //! adapter has `TIMESTAMP_QUERY_INSIDE_ENCODERS`); on the H100 these stamps, taken between
 //! separate command buffers, came out up to 4x too long, so they are not the default. Each
 //! record says which timing it used. Progress goes to stderr, the table to stdout.
+//!
+//! `--cpu` (the default when the adapter is a CPU driver such as lavapipe; `--no-cpu` turns
+//! it off) also times a CPU GEMM, `matrixmultiply::sgemm`, at every shape with f32: on one
+//! thread and with the rows of C split over all cores, verified like the GPU results, and the
+//! faster becomes a `cpu-matrixmultiply` record (its `config` says which). Every f32 GPU
+//! record on that shape gets `ratio_to_cpu`, its GFLOP/s over the CPU's.
+//! (matrixmultiply's own `threading` feature is not used: on a 2-core machine it reached
+//! 151 GFLOP/s at 1024³ where splitting the rows over two threads reached 168, one thread 85.)
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::time::Instant;
 
@@ -33,6 +42,8 @@ struct Args {
     reference: Option<String>,
     json: Option<String>,
     timestamps: bool,
+    /// Time the CPU baseline: `Some` when `--cpu` or `--no-cpu` was given.
+    cpu: Option<bool>,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -44,6 +55,7 @@ fn parse_args() -> Result<Args, String> {
         reference: None,
         json: None,
         timestamps: false,
+        cpu: None,
     };
     let mut shapes = DEFAULT_SHAPES.to_string();
     let mut iter = std::env::args().skip(1);
@@ -67,6 +79,8 @@ fn parse_args() -> Result<Args, String> {
             "--reference" => args.reference = Some(value()?),
             "--json" => args.json = Some(value()?),
             "--gpu-timestamps" => args.timestamps = true,
+            "--cpu" => args.cpu = Some(true),
+            "--no-cpu" => args.cpu = Some(false),
             other => {
                 return Err(format!(
                     "unknown argument {other} (see the file's header for usage)"
@@ -308,6 +322,172 @@ fn measure_types(
     }
 }
 
+/// The `backend` of the CPU baseline's records.
+const CPU_BACKEND: &str = "cpu-matrixmultiply";
+
+/// One measured case, as a table row and a JSON record.
+struct Record<'a> {
+    backend: &'a str,
+    types: GemmTypes,
+    shape: (u32, u32, u32),
+    measurement: &'a Measurement,
+    /// The reference table's TFLOP/s for this case, if it has one.
+    reference_tflops: Option<f64>,
+    /// GFLOP/s over the CPU baseline's at this shape (f32 GPU records only).
+    ratio_to_cpu: Option<f64>,
+    adapter: &'a str,
+}
+
+/// Prints `record`'s table row and appends its JSON object (and a comma) to `json`.
+fn report(json: &mut String, record: &Record<'_>) {
+    let number = |value: f64| {
+        if value.is_finite() {
+            format!("{value}")
+        } else {
+            "null".to_string()
+        }
+    };
+    let optional = |value: Option<f64>| value.map_or("null".to_string(), |v| format!("{v:.4}"));
+    let (m, n, k) = record.shape;
+    let measurement = record.measurement;
+    let gflops = Gemm::new(m, n, k).flops() / measurement.median_seconds / 1e9;
+    let ratio = record.reference_tflops.map(|r| gflops / 1e3 / r);
+    println!(
+        "{:<18} {:<8} {:>16} {:>10.3} {:>11.1} {:>7} {:>7} {:>9.1e}  {}{}",
+        record.backend,
+        record.types.short_name(),
+        format!("{m}x{n}x{k}"),
+        measurement.median_seconds * 1e3,
+        gflops,
+        ratio.map_or("-".to_string(), |r| format!("{r:.2}")),
+        record
+            .ratio_to_cpu
+            .map_or("-".to_string(), |r| format!("{r:.2}")),
+        measurement.max_relative_error,
+        measurement.config,
+        if measurement.passed { "" } else { "  MISMATCH" }
+    );
+    let _ = writeln!(
+        json,
+        "  {{\"backend\": \"{}\", \"dtype\": \"{}\", \"m\": {m}, \"n\": {n}, \"k\": {k}, \"batch\": 1, \"config\": \"{}\", \"timing\": \"{}\", \"median_ms\": {}, \"gflops\": {}, \"max_rel_error\": {}, \"verified\": {}, \"reference_tflops\": {}, \"ratio\": {}, \"ratio_to_cpu\": {}, \"adapter\": \"{}\"}},",
+        record.backend,
+        record.types.short_name(),
+        measurement.config.replace('"', "'"),
+        measurement.timing,
+        number(measurement.median_seconds * 1e3),
+        number(gflops),
+        number(measurement.max_relative_error),
+        measurement.passed,
+        record.reference_tflops.map_or("null".to_string(), |r| r.to_string()),
+        optional(ratio),
+        optional(record.ratio_to_cpu),
+        record.adapter.replace('"', "'"),
+    );
+}
+
+/// `c = a * b` for row-major `a` (rows × k), `b` (k × n) and `c` (rows × n) on this thread.
+fn sgemm_rows(rows: usize, n: usize, k: usize, a: &[f32], b: &[f32], c: &mut [f32]) {
+    assert!(a.len() >= rows * k && b.len() >= k * n && c.len() >= rows * n);
+    // SAFETY: by the assert, every element sgemm addresses with these sizes and row-major
+    // strides lies inside the slices; `c` is borrowed mutably, so it aliases neither input.
+    unsafe {
+        matrixmultiply::sgemm(
+            rows,
+            k,
+            n,
+            1.0,
+            a.as_ptr(),
+            k as isize,
+            1,
+            b.as_ptr(),
+            n as isize,
+            1,
+            0.0,
+            c.as_mut_ptr(),
+            n as isize,
+            1,
+        )
+    }
+}
+
+/// `c = a * b` (row-major m × k times k × n) with the rows of C split over `threads` threads.
+fn cpu_gemm(threads: usize, (m, n, k): (usize, usize, usize), a: &[f32], b: &[f32], c: &mut [f32]) {
+    if threads <= 1 || m == 0 || n == 0 {
+        return sgemm_rows(m, n, k, a, b, c);
+    }
+    let rows_per_thread = m.div_ceil(threads);
+    std::thread::scope(|scope| {
+        for (index, c_rows) in c.chunks_mut(rows_per_thread * n).enumerate() {
+            let rows = c_rows.len() / n;
+            let a_rows = &a[index * rows_per_thread * k..][..rows * k];
+            scope.spawn(move || sgemm_rows(rows, n, k, a_rows, b, c_rows));
+        }
+    });
+}
+
+/// Longest a CPU configuration is timed for once it has three samples.
+const CPU_SECONDS: f64 = 5.0;
+
+/// The CPU baseline at one shape: `matrixmultiply::sgemm` on one thread and on all cores,
+/// each the median of up to `runs` calls after one warm-up call; the faster one, verified.
+fn measure_cpu((m, n, k): (u32, u32, u32), runs: usize) -> Result<Measurement, coopgemm::Error> {
+    let gemm = Gemm::new(m, n, k);
+    let resolved = gemm.resolve()?;
+    let shape = (m as usize, n as usize, k as usize);
+    let a: Vec<f32> = coopgemm::sample_values(resolved.a.required_elements() as usize, 1);
+    let b: Vec<f32> = coopgemm::sample_values(resolved.b.required_elements() as usize, 2);
+    let mut c = vec![0.0f32; resolved.c.required_elements() as usize];
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut timed = Vec::new();
+    for threads in [1, cores].into_iter().take(if cores > 1 { 2 } else { 1 }) {
+        cpu_gemm(threads, shape, &a, &b, &mut c);
+        let started = Instant::now();
+        let mut seconds = Vec::new();
+        while seconds.len() < runs
+            && (seconds.len() < 3 || started.elapsed().as_secs_f64() < CPU_SECONDS)
+        {
+            let run = Instant::now();
+            cpu_gemm(threads, shape, &a, &b, &mut c);
+            seconds.push(run.elapsed().as_secs_f64());
+        }
+        seconds.sort_by(f64::total_cmp);
+        timed.push((threads, seconds[seconds.len() / 2]));
+    }
+    let &(threads, median_seconds) = timed
+        .iter()
+        .min_by(|x, y| x.1.total_cmp(&y.1))
+        .ok_or_else(|| coopgemm::Error::Device("no CPU timing".into()))?;
+    // Verify the faster configuration's own result.
+    cpu_gemm(threads, shape, &a, &b, &mut c);
+    let zeros = vec![0.0f32; c.len()];
+    let reference = if gemm.flops() / 2.0 <= 512.0 * 512.0 * 512.0 {
+        Reference::compute(&resolved, &a, &b, &zeros)?
+    } else {
+        Reference::sampled(&resolved, &a, &b, &zeros, 1024)?
+    };
+    let comparison = reference.compare(&c);
+    let others: Vec<String> = timed
+        .iter()
+        .filter(|(t, _)| *t != threads)
+        .map(|(t, s)| format!("threads={t}: {:.1} GFLOP/s", gemm.flops() / s / 1e9))
+        .collect();
+    Ok(Measurement {
+        config: format!(
+            "sgemm threads={threads}{}{}",
+            if threads > 1 { " (rows split)" } else { "" },
+            if others.is_empty() {
+                String::new()
+            } else {
+                format!("; {}", others.join(", "))
+            }
+        ),
+        median_seconds,
+        timing: "wall-clock",
+        max_relative_error: comparison.max_relative_error,
+        passed: comparison.passed(),
+    })
+}
+
 fn main() {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
     let args = parse_args().unwrap_or_else(|message| {
@@ -337,20 +517,59 @@ fn main() {
             }
         }
     }
-    let number = |value: f64| {
-        if value.is_finite() {
-            format!("{value}")
-        } else {
-            "null".to_string()
-        }
-    };
+    let cpu_baseline = args
+        .cpu
+        .unwrap_or(context.adapter_info().device_type == wgpu::DeviceType::Cpu)
+        && args.dtypes.contains(&GemmTypes::F32);
+    // GFLOP/s of the CPU baseline by shape, measured before the first GPU case of the shape.
+    let mut cpu_gflops: HashMap<(u32, u32, u32), Option<f64>> = HashMap::new();
     let mut json = String::from("[\n");
     println!(
-        "{:<10} {:<8} {:>16} {:>10} {:>11} {:>7} {:>9}  config",
-        "backend", "dtype", "m x n x k", "median ms", "GFLOP/s", "ratio", "max rel"
+        "{:<18} {:<8} {:>16} {:>10} {:>11} {:>7} {:>7} {:>9}  config",
+        "backend", "dtype", "m x n x k", "median ms", "GFLOP/s", "ratio", "vs cpu", "max rel"
     );
     let mut failures = 0;
     for (index, &((m, n, k), types, kind)) in cases.iter().enumerate() {
+        let reference_for = |types: GemmTypes| {
+            reference.as_ref().and_then(|entries| {
+                entries
+                    .iter()
+                    .find(|(label, shape, _)| {
+                        label.contains(reference_label(types)) && *shape == (m, n, k)
+                    })
+                    .map(|(_, _, value)| *value)
+            })
+        };
+        if cpu_baseline && !cpu_gflops.contains_key(&(m, n, k)) {
+            eprintln!("[cpu] {m}x{n}x{k} f32 on matrixmultiply");
+            let gflops = match measure_cpu((m, n, k), args.runs) {
+                Ok(measurement) => {
+                    if !measurement.passed {
+                        failures += 1;
+                    }
+                    let gflops = Gemm::new(m, n, k).flops() / measurement.median_seconds / 1e9;
+                    report(
+                        &mut json,
+                        &Record {
+                            backend: CPU_BACKEND,
+                            types: GemmTypes::F32,
+                            shape: (m, n, k),
+                            measurement: &measurement,
+                            reference_tflops: reference_for(GemmTypes::F32),
+                            ratio_to_cpu: None,
+                            adapter: &adapter,
+                        },
+                    );
+                    measurement.passed.then_some(gflops)
+                }
+                Err(error) => {
+                    eprintln!("    failed: {error}");
+                    failures += 1;
+                    None
+                }
+            };
+            cpu_gflops.insert((m, n, k), gflops);
+        }
         eprintln!(
             "[{}/{}] {m}x{n}x{k} {} on {kind}",
             index + 1,
@@ -375,41 +594,25 @@ fn main() {
             failures += 1;
         }
         let gflops = gemm.flops() / measurement.median_seconds / 1e9;
-        let reference_tflops = reference.as_ref().and_then(|entries| {
-            entries
-                .iter()
-                .find(|(label, shape, _)| {
-                    label.contains(reference_label(types)) && *shape == (m, n, k)
-                })
-                .map(|(_, _, value)| *value)
-        });
-        let ratio = reference_tflops.map(|r| gflops / 1e3 / r);
-        println!(
-            "{:<10} {:<8} {:>16} {:>10.3} {:>11.1} {:>7} {:>9.1e}  {}{}",
-            kind.name(),
-            types.short_name(),
-            format!("{m}x{n}x{k}"),
-            measurement.median_seconds * 1e3,
-            gflops,
-            ratio.map_or("-".to_string(), |r| format!("{r:.2}")),
-            measurement.max_relative_error,
-            measurement.config,
-            if measurement.passed { "" } else { "  MISMATCH" }
-        );
-        let _ = writeln!(
-            json,
-            "  {{\"backend\": \"{}\", \"dtype\": \"{}\", \"m\": {m}, \"n\": {n}, \"k\": {k}, \"batch\": 1, \"config\": \"{}\", \"timing\": \"{}\", \"median_ms\": {}, \"gflops\": {}, \"max_rel_error\": {}, \"verified\": {}, \"reference_tflops\": {}, \"ratio\": {}, \"adapter\": \"{}\"}},",
-            kind.name(),
-            types.short_name(),
-            measurement.config,
-            measurement.timing,
-            number(measurement.median_seconds * 1e3),
-            number(gflops),
-            number(measurement.max_relative_error),
-            measurement.passed,
-            reference_tflops.map_or("null".to_string(), |r| r.to_string()),
-            ratio.map_or("null".to_string(), |r| format!("{r:.4}")),
-            adapter.replace('"', "'"),
+        let ratio_to_cpu = match types {
+            GemmTypes::F32 => cpu_gflops
+                .get(&(m, n, k))
+                .copied()
+                .flatten()
+                .map(|cpu| gflops / cpu),
+            _ => None,
+        };
+        report(
+            &mut json,
+            &Record {
+                backend: kind.name(),
+                types,
+                shape: (m, n, k),
+                measurement: &measurement,
+                reference_tflops: reference_for(types),
+                ratio_to_cpu,
+                adapter: &adapter,
+            },
         );
     }
     if json.ends_with(",\n") {

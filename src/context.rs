@@ -35,6 +35,8 @@ pub struct ContextOptions {
     /// wgpu instance flags (debug labels, validation). The default is wgpu's build-dependent
     /// default adjusted by `WGPU_DEBUG` / `WGPU_VALIDATION`.
     pub instance_flags: wgpu::InstanceFlags,
+    /// Where compiled pipelines are kept between processes (`COOPGEMM_CACHE=0` turns it off).
+    pub disk_cache: crate::DiskCache,
 }
 
 impl Default for ContextOptions {
@@ -46,6 +48,7 @@ impl Default for ContextOptions {
             backend: BackendChoice::Auto,
             enable_coopmat: true,
             instance_flags: wgpu::InstanceFlags::from_build_config().with_env(),
+            disk_cache: crate::DiskCache::Default,
         }
     }
 }
@@ -243,7 +246,7 @@ impl Context {
         )
     }
 
-    /// [`Context::from_wgpu`] with options (only `backend` and `enable_coopmat` apply).
+    /// [`Context::from_wgpu`] with options (only `backend`, `enable_coopmat` and `disk_cache` apply).
     pub fn from_wgpu_with_options(
         device: wgpu::Device,
         queue: wgpu::Queue,
@@ -262,9 +265,12 @@ impl Context {
         options: ContextOptions,
     ) -> Context {
         let is_cpu = adapter_info.device_type == wgpu::DeviceType::Cpu;
-        let simt = SimtBackend::new(&device, is_cpu);
+        let store = crate::disk_cache::CacheStore::new(&options.disk_cache, &adapter_info);
+        let mut simt = SimtBackend::new(&device, is_cpu);
+        simt.pipeline_cache =
+            vulkan::pipeline_cache::WgpuPipelineCache::open(&device, store.as_ref(), "simt.wgpu");
         let coopmat = if options.enable_coopmat {
-            CoopmatBackend::new(&device, enabled)
+            CoopmatBackend::new(&device, enabled, store.as_ref())
         } else {
             Err("disabled by ContextOptions::enable_coopmat".to_string())
         };

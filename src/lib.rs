@@ -43,6 +43,7 @@
 pub mod backend;
 mod bindings;
 mod context;
+mod disk_cache;
 mod epilogue;
 mod error;
 mod host;
@@ -56,6 +57,7 @@ pub mod vulkan;
 pub use backend::{Backend, BackendKind, KernelInfo, Target};
 pub use bindings::{BindingPlan, BoundRange, GemmBuffers, MAX_ELEMENT_INDEX};
 pub use context::{BackendStatus, Context, ContextOptions, RecordedGemm, SubmittedGemm};
+pub use disk_cache::{cache_key, DiskCache};
 pub use epilogue::{Activation, Bias, BiasAxis, Epilogue};
 pub use error::{Error, Operand, Result};
 pub use host::HOST_BUFFER_USAGES;

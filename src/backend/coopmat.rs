@@ -391,6 +391,7 @@ impl CoopmatBackend {
     pub(crate) fn new(
         device: &wgpu::Device,
         enabled: Option<EnabledFeatures>,
+        store: Option<&crate::disk_cache::CacheStore>,
     ) -> std::result::Result<CoopmatBackend, String> {
         let info = properties::query(device)
             .ok_or_else(|| format!("not a Vulkan device ({:?})", device.adapter_info().backend))?;
@@ -404,7 +405,7 @@ impl CoopmatBackend {
         if !enabled.cooperative_matrix || !enabled.vulkan_memory_model {
             return Err("the device was opened without VK_KHR_cooperative_matrix and the Vulkan memory model (open it with Context::from_adapter, or see the README)".into());
         }
-        let kernels = VulkanKernels::new(device, enabled)?;
+        let kernels = VulkanKernels::new(device, enabled, store)?;
         let limits = device.limits();
         Ok(CoopmatBackend {
             kernels,

@@ -339,6 +339,8 @@ pub struct SimtBackend {
     pipeline_layout: wgpu::PipelineLayout,
     pipelines: Mutex<HashMap<PipelineKey, Arc<wgpu::ComputePipeline>>>,
     forced_config: Option<SimtConfig>,
+    /// Persisted driver cache the pipelines are built with (set by the context).
+    pub(crate) pipeline_cache: Option<crate::vulkan::pipeline_cache::WgpuPipelineCache>,
 }
 
 fn storage_entry(binding: u32, read_only: bool) -> wgpu::BindGroupLayoutEntry {
@@ -412,6 +414,7 @@ impl SimtBackend {
             pipeline_layout,
             pipelines: Mutex::new(HashMap::new()),
             forced_config,
+            pipeline_cache: None,
         }
     }
 
@@ -475,8 +478,11 @@ impl SimtBackend {
                     // Every workgroup-memory element is written before it is read.
                     zero_initialize_workgroup_memory: false,
                 },
-                cache: None,
+                cache: self.pipeline_cache.as_ref().map(|cache| cache.cache()),
             });
+        if let Some(cache) = &self.pipeline_cache {
+            cache.save();
+        }
         let pipeline = Arc::new(pipeline);
         pipelines.insert(key, pipeline.clone());
         Ok(pipeline)

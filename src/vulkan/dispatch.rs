@@ -75,6 +75,8 @@ pub(crate) struct VulkanKernels {
     set_layout: vk::DescriptorSetLayout,
     pipeline_layout: vk::PipelineLayout,
     pipeline_cache: vk::PipelineCache,
+    /// Where `pipeline_cache` is loaded from and saved to, if anywhere.
+    cache_file: Option<crate::disk_cache::CacheFile>,
     modules: Mutex<HashMap<&'static str, vk::ShaderModule>>,
     pipelines: Mutex<HashMap<PipelineKey, vk::Pipeline>>,
     recycler: Mutex<Recycler>,
@@ -114,6 +116,7 @@ impl VulkanKernels {
     pub(crate) fn new(
         wgpu_device: &wgpu::Device,
         enabled: EnabledFeatures,
+        store: Option<&crate::disk_cache::CacheStore>,
     ) -> std::result::Result<VulkanKernels, String> {
         // SAFETY: as_hal borrows the hal device through an Arc guard; the ash::Device clone
         // is a handle + function table, valid while `wgpu_device` (kept below) lives.
@@ -153,9 +156,9 @@ impl VulkanKernels {
             )
         }
         .map_err(|e| format!("vkCreatePipelineLayout: {e}"))?;
-        // SAFETY: as above.
+        let cache_file = store.map(|store| store.file("coopmat.vk"));
         let pipeline_cache =
-            unsafe { device.create_pipeline_cache(&vk::PipelineCacheCreateInfo::default(), None) }
+            super::pipeline_cache::create_vk_pipeline_cache(&device, cache_file.as_ref())
                 .map_err(|e| format!("vkCreatePipelineCache: {e}"))?;
 
         let touch_layout = wgpu_device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
@@ -193,6 +196,7 @@ impl VulkanKernels {
             set_layout,
             pipeline_layout,
             pipeline_cache,
+            cache_file,
             modules: Mutex::new(HashMap::new()),
             pipelines: Mutex::new(HashMap::new()),
             recycler: Mutex::new(Recycler::default()),
@@ -281,6 +285,9 @@ impl VulkanKernels {
             "coopmat: pipeline built in {:.1} ms",
             started.elapsed().as_secs_f64() * 1e3
         );
+        if let Some(file) = &self.cache_file {
+            super::pipeline_cache::save_vk_pipeline_cache(&self.device, self.pipeline_cache, file);
+        }
         pipelines.insert(key.clone(), pipeline);
         Ok(pipeline)
     }

@@ -6,6 +6,7 @@
 //! - [`properties`]: the device's cooperative-matrix shapes, subgroup sizes and limits.
 //! - `dispatch`: pipelines built from the GLSL kernels' SPIR-V with ash, and recording
 //!   them on wgpu's own command buffers and buffers.
+//! - `pipeline_cache`: driver pipeline caches loaded from and saved to disk.
 //!
 //! # How raw commands share wgpu's device and buffers
 //!
@@ -36,6 +37,7 @@
 
 pub mod device;
 pub(crate) mod dispatch;
+pub(crate) mod pipeline_cache;
 pub mod properties;
 
 /// Creates the SIMT kernel's shader module without wgpu's runtime bounds checks.

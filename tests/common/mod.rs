@@ -215,3 +215,10 @@ pub fn check_any(context: &Context, gemm: &Gemm, seed: u64) -> Result<(), String
         other => Err(format!("no host types for {other}")),
     }
 }
+
+/// Installs the logger that counts validation errors, for binaries that build contexts of
+/// their own instead of [`context`] (harmless if a logger is already installed).
+pub fn install_logger() {
+    let _ = log::set_boxed_logger(Box::new(TestLogger))
+        .map(|()| log::set_max_level(log::LevelFilter::Warn));
+}

@@ -1,0 +1,339 @@
+//! Cold start: wall time from process start to the first verified GEMM result.
+//!
+//! ```text
+//! cargo run --release --example cold_start -- [SIZE | M N K] [--types f32|f16|f16acc16|bf16|i8]
+//!     [--backend auto|simt|coopmat] [--cache-dir DIR] [--no-cache]
+//! ```
+//! Times each step of what a fresh process does before it has a correct C (default 1024³ f32):
+//! creating the context (instance, adapter, device, backends; this loads the persisted
+//! pipeline caches), building the pipeline, generating and uploading A, B and C, the GEMM
+//! itself (submit and wait), downloading C, and checking it against the CPU reference (a
+//! sample of 1024 elements past 512³ multiply-adds, everything below). Prints a table and one
+//! JSON line (`{"cold_start": ...}`) for scripts. `pre_main_ms` is the time from the kernel
+//! starting the process to `main` (from `/proc/self/stat`, 10 ms resolution; Linux only;
+//! under `cargo run`, which execs the program in its own process, it includes cargo's start).
+//!
+//! Run it twice with the same cache directory to see the warm-cache effect: the first run
+//! compiles the pipelines and writes the driver's pipeline cache (`--cache-dir`, else
+//! `COOPGEMM_CACHE_DIR`, else `~/.cache/coopgemm`), the second feeds it back to the driver:
+//!
+//! ```text
+//! rm -rf /tmp/cg-cache
+//! cargo run --release --example cold_start -- --cache-dir /tmp/cg-cache   # cold
+//! cargo run --release --example cold_start -- --cache-dir /tmp/cg-cache   # warm
+//! ```
+//! How much the second run saves depends on the driver: where the Vulkan pipeline cache holds
+//! compiled code (usual on discrete GPUs) the second run skips compiling, though drivers with
+//! a disk cache of their own (Mesa's, NVIDIA's) may do that without coopgemm's cache too.
+//! Mesa lavapipe (25.0) exports only a 32-byte header as its pipeline cache, but keeps compiled shaders in Mesa's own disk cache (`MESA_SHADER_CACHE_DIR`,
+//! default `~/.cache/mesa_shader_cache_db`), and compiles with LLVM at the first dispatch,
+//! not at pipeline creation. So on lavapipe the cold cost shows in the `gemm` step, and only
+//! with a fresh Mesa cache: 1024³ f32 on 2 cores, medians of 3, both caches empty 5.8 s
+//! total (5.6 s of it the first GEMM), Mesa's cache warm 0.71 s (first GEMM 0.51 s,
+//! about a repeat's time), with or without coopgemm's cache. `gemm_repeat_ms` (the same GEMM
+//! again, outside the total) shows how much of the first GEMM was compilation. For a cold
+//! run on Mesa drivers, point `MESA_SHADER_CACHE_DIR` at an empty directory.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use coopgemm::{
+    BackendChoice, BackendKind, Context, ContextOptions, DiskCache, Element, Gemm, GemmBuffers,
+    GemmTypes, Reference,
+};
+
+struct Args {
+    m: u32,
+    n: u32,
+    k: u32,
+    types: GemmTypes,
+    backend: BackendChoice,
+    cache: DiskCache,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let usage = "usage: cold_start [SIZE | M N K] [--types f32|f16|f16acc16|bf16|i8] [--backend auto|simt|coopmat] [--cache-dir DIR] [--no-cache]";
+    let mut args = Args {
+        m: 1024,
+        n: 1024,
+        k: 1024,
+        types: GemmTypes::F32,
+        backend: BackendChoice::Auto,
+        cache: DiskCache::Default,
+    };
+    let mut sizes = Vec::new();
+    let mut iter = std::env::args().skip(1);
+    while let Some(arg) = iter.next() {
+        let mut value = || iter.next().ok_or(format!("{arg} needs a value"));
+        match arg.as_str() {
+            "--types" => {
+                let name = value()?;
+                args.types = GemmTypes::parse(&name).ok_or(format!("unknown types {name}"))?;
+            }
+            "--backend" => {
+                let name = value()?;
+                args.backend = match name.as_str() {
+                    "auto" => BackendChoice::Auto,
+                    other => BackendChoice::Force(
+                        BackendKind::parse(other).ok_or(format!("unknown backend {other}"))?,
+                    ),
+                };
+            }
+            "--cache-dir" => args.cache = DiskCache::Dir(PathBuf::from(value()?)),
+            "--no-cache" => args.cache = DiskCache::Off,
+            "-h" | "--help" => return Err(usage.into()),
+            size => sizes.push(
+                size.parse::<u32>()
+                    .map_err(|_| format!("not a size: {size}\n{usage}"))?,
+            ),
+        }
+    }
+    match sizes[..] {
+        [] => {}
+        [s] => (args.m, args.n, args.k) = (s, s, s),
+        [m, n, k] => (args.m, args.n, args.k) = (m, n, k),
+        _ => return Err(format!("one size or three\n{usage}")),
+    }
+    Ok(args)
+}
+
+/// Milliseconds from the kernel starting this process to now, from `/proc/self/stat`
+/// (field 22, start time in clock ticks since boot) and `/proc/uptime`. Linux's USER_HZ,
+/// the tick those fields use, is 100.
+fn since_process_start_ms() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The command name (field 2) is in parentheses and may contain spaces: count from after it.
+    let after_name = &stat[stat.rfind(')')? + 2..];
+    let start_ticks: f64 = after_name.split_whitespace().nth(19)?.parse().ok()?;
+    let uptime: f64 = std::fs::read_to_string("/proc/uptime")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()?;
+    Some(((uptime - start_ticks / 100.0) * 1e3).max(0.0))
+}
+
+/// Named steps and their durations, in order.
+#[derive(Default)]
+struct Steps(Vec<(&'static str, f64)>);
+
+impl Steps {
+    /// Records the time since `*since` as `name`, and restarts the clock.
+    fn lap(&mut self, name: &'static str, since: &mut Instant) {
+        self.0.push((name, since.elapsed().as_secs_f64() * 1e3));
+        *since = Instant::now();
+    }
+}
+
+struct Outcome {
+    steps: Steps,
+    kernel: String,
+    verified: bool,
+    checked: usize,
+    max_relative_error: f64,
+    gemm_repeat_ms: f64,
+    /// From `main` to the verified result.
+    total_ms: f64,
+}
+
+fn first_result<I: Element, O: Element>(
+    context: &Context,
+    gemm: &Gemm,
+    mut steps: Steps,
+    clock: &mut Instant,
+    started: Instant,
+) -> Result<Outcome, coopgemm::Error> {
+    let resolved = gemm.resolve()?;
+    let kernel = context.prepare(gemm)?.config;
+    steps.lap("pipeline build", clock);
+    let a: Vec<I> = coopgemm::sample_values(resolved.a.required_elements() as usize, 1);
+    let b: Vec<I> = coopgemm::sample_values(resolved.b.required_elements() as usize, 2);
+    let c: Vec<O> = vec![O::from_f64_lossy(0.0); resolved.c.required_elements() as usize];
+    steps.lap("host data", clock);
+    let (a_buffer, b_buffer, c_buffer) = (
+        context.upload("A", &a)?,
+        context.upload("B", &b)?,
+        context.upload("C", &c)?,
+    );
+    // Uploads are queued writes: wait for them so the GEMM step times the GEMM.
+    context.queue().submit([]);
+    context.wait()?;
+    steps.lap("upload", clock);
+    let buffers = GemmBuffers::new(&a_buffer, &b_buffer, &c_buffer);
+    context.run(gemm, &buffers)?;
+    context.wait()?;
+    steps.lap("gemm", clock);
+    let result: Vec<O> = pollster::block_on(context.download(&c_buffer, c.len()))?;
+    steps.lap("download", clock);
+    let reference = if gemm.flops() / 2.0 <= 512.0 * 512.0 * 512.0 {
+        Reference::compute(&resolved, &a, &b, &c)?
+    } else {
+        Reference::sampled(&resolved, &a, &b, &c, 1024)?
+    };
+    let comparison = reference.compare(&result);
+    steps.lap("verify", clock);
+    let total_ms = started.elapsed().as_secs_f64() * 1e3;
+
+    // Not part of the cold start: the same GEMM again, with everything built.
+    let again = Instant::now();
+    context.run(gemm, &buffers)?;
+    context.wait()?;
+    let gemm_repeat_ms = again.elapsed().as_secs_f64() * 1e3;
+    Ok(Outcome {
+        steps,
+        kernel,
+        verified: comparison.passed(),
+        checked: comparison.checked,
+        max_relative_error: comparison.max_relative_error,
+        gemm_repeat_ms,
+        total_ms,
+    })
+}
+
+fn main() {
+    let started = Instant::now();
+    let pre_main_ms = since_process_start_ms();
+    let args = parse_args().unwrap_or_else(|message| {
+        eprintln!("{message}");
+        std::process::exit(2);
+    });
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
+    let cache_dir = args.cache.directory();
+    let mut clock = Instant::now();
+    let mut steps = Steps::default();
+    steps.lap("startup", &mut clock);
+    let outcome = (|| {
+        let context = pollster::block_on(Context::with_options(ContextOptions {
+            backend: args.backend,
+            disk_cache: args.cache.clone(),
+            ..Default::default()
+        }))?;
+        steps.lap("instance+device", &mut clock);
+        let gemm = Gemm::new(args.m, args.n, args.k).types(args.types);
+        let outcome = match args.types {
+            GemmTypes::F32 => first_result::<f32, f32>(&context, &gemm, steps, &mut clock, started),
+            GemmTypes::F16_F32 => {
+                first_result::<half::f16, f32>(&context, &gemm, steps, &mut clock, started)
+            }
+            GemmTypes::F16_ACC_F16 => {
+                first_result::<half::f16, half::f16>(&context, &gemm, steps, &mut clock, started)
+            }
+            GemmTypes::BF16_F32 => {
+                first_result::<half::bf16, f32>(&context, &gemm, steps, &mut clock, started)
+            }
+            GemmTypes::I8_I32 => {
+                first_result::<i8, i32>(&context, &gemm, steps, &mut clock, started)
+            }
+            other => Err(coopgemm::Error::Unsupported {
+                backend: BackendKind::Simt,
+                reason: format!("no host types for {other}"),
+            }),
+        }?;
+        Ok::<_, coopgemm::Error>((context.adapter_info().clone(), outcome))
+    })();
+    let (adapter, outcome) = outcome.unwrap_or_else(|error| {
+        eprintln!("error: {error}");
+        std::process::exit(1);
+    });
+
+    let cache_files: Vec<(String, u64)> = cache_dir
+        .as_deref()
+        .and_then(|dir| std::fs::read_dir(dir).ok())
+        .map(|entries| {
+            let key = coopgemm::cache_key(&adapter);
+            entries
+                .filter_map(|entry| entry.ok())
+                .filter_map(|entry| {
+                    let name = entry.file_name().to_string_lossy().into_owned();
+                    let kind = name.strip_prefix(&key)?.trim_start_matches('.').to_string();
+                    Some((kind, entry.metadata().ok()?.len()))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    println!(
+        "adapter: {} ({:?}, {:?}, {})",
+        adapter.name, adapter.backend, adapter.device_type, adapter.driver_info
+    );
+    println!(
+        "{}x{}x{} {} on {}: {} ({} elements checked, max relative error {:.1e})",
+        args.m,
+        args.n,
+        args.k,
+        args.types,
+        outcome.kernel,
+        if outcome.verified {
+            "verified"
+        } else {
+            "MISMATCH"
+        },
+        outcome.checked,
+        outcome.max_relative_error
+    );
+    match &cache_dir {
+        Some(dir) => println!(
+            "pipeline cache: {} ({})",
+            dir.display(),
+            if cache_files.is_empty() {
+                "no files for this adapter".to_string()
+            } else {
+                cache_files
+                    .iter()
+                    .map(|(kind, size)| format!("{kind}: {size} bytes"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
+        ),
+        None => println!("pipeline cache: off"),
+    }
+    if let Some(ms) = pre_main_ms {
+        println!(
+            "{:<16} {:>10.1} ms  (process start to main)",
+            "pre-main", ms
+        );
+    }
+    for (name, ms) in &outcome.steps.0 {
+        println!("{name:<16} {ms:>10.1} ms");
+    }
+    println!(
+        "{:<16} {:>10.1} ms  (main to verified result)",
+        "total", outcome.total_ms
+    );
+    println!(
+        "{:<16} {:>10.1} ms  (same GEMM again, not in the total)",
+        "gemm repeat", outcome.gemm_repeat_ms
+    );
+
+    let key = |name: &str| name.replace(['+', ' '], "_");
+    let mut json = format!(
+        "{{\"cold_start\": {{\"m\": {}, \"n\": {}, \"k\": {}, \"dtype\": \"{}\", \"kernel\": \"{}\", \"adapter\": \"{}\", \"verified\": {}, \"cache_dir\": {}, \"cache_bytes\": {}",
+        args.m,
+        args.n,
+        args.k,
+        args.types.short_name(),
+        outcome.kernel,
+        adapter.name.replace('"', "'"),
+        outcome.verified,
+        cache_dir.as_ref().map_or("null".to_string(), |dir| format!(
+            "\"{}\"",
+            dir.display().to_string().replace('\\', "/").replace('"', "'")
+        )),
+        cache_files.iter().map(|(_, size)| size).sum::<u64>(),
+    );
+    json.push_str(&format!(
+        ", \"pre_main_ms\": {}",
+        pre_main_ms.map_or("null".to_string(), |ms| format!("{ms:.1}"))
+    ));
+    for (name, ms) in &outcome.steps.0 {
+        json.push_str(&format!(", \"{}_ms\": {ms:.3}", key(name)));
+    }
+    json.push_str(&format!(
+        ", \"total_ms\": {:.3}, \"gemm_repeat_ms\": {:.3}}}}}",
+        outcome.total_ms, outcome.gemm_repeat_ms
+    ));
+    println!("{json}");
+    if !outcome.verified {
+        std::process::exit(1);
+    }
+}

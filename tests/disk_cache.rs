@@ -1,0 +1,170 @@
+//! The persisted pipeline cache: a context writes its drivers' pipeline caches to the
+//! directory its options name, and a later context on the same directory loads them and still
+//! computes correct results, also when the files are damaged.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use coopgemm::{BackendChoice, BackendKind, Context, ContextOptions, DiskCache, Gemm, GemmTypes};
+
+/// A fresh directory for one test (the cache directory comes from the options, not the
+/// environment, so tests running in parallel never share one).
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("coopgemm-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn context_in(dir: &Path) -> Context {
+    pollster::block_on(Context::with_options(ContextOptions {
+        disk_cache: DiskCache::Dir(dir.to_path_buf()),
+        ..common::test_options()
+    }))
+    .expect("a GPU or CPU Vulkan adapter (install mesa-vulkan-drivers)")
+}
+
+/// (file name, size) of every cache file in `dir`.
+fn cache_files(dir: &Path) -> Vec<(String, u64)> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut files: Vec<_> = entries
+        .filter_map(|entry| entry.ok())
+        .filter_map(|entry| {
+            let size = entry.metadata().ok()?.len();
+            Some((entry.file_name().to_string_lossy().into_owned(), size))
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// Runs a small GEMM on every backend the context has for f32 (and f16 on coopmat, which may
+/// lack f32), checked against the reference. Returns the kinds it ran on.
+fn run_gemms(context: &Context, seed: u64) -> Vec<BackendKind> {
+    let mut ran = Vec::new();
+    let simt = context.with_backend(BackendChoice::Force(BackendKind::Simt));
+    common::check::<f32, f32>(&simt, &Gemm::new(96, 80, 64), seed).unwrap();
+    ran.push(BackendKind::Simt);
+    if let Ok(coopmat) = context.coopmat() {
+        let types = coopmat.supported_types();
+        let forced = context.with_backend(BackendChoice::Force(BackendKind::Coopmat));
+        let gemm = Gemm::new(128, 128, 64);
+        if types.contains(&GemmTypes::F16_F32) {
+            common::check::<half::f16, f32>(&forced, &gemm.types(GemmTypes::F16_F32), seed)
+                .unwrap();
+            ran.push(BackendKind::Coopmat);
+        } else if types.contains(&GemmTypes::F32) {
+            common::check::<f32, f32>(&forced, &gemm, seed).unwrap();
+            ran.push(BackendKind::Coopmat);
+        }
+    }
+    ran
+}
+
+#[test]
+fn a_second_context_loads_the_saved_caches() {
+    common::install_logger();
+    let dir = temp_dir("reuse");
+    let first = context_in(&dir);
+    let key = coopgemm::cache_key(first.adapter_info());
+    let persists = std::env::var("COOPGEMM_CACHE").map_or(true, |v| v != "0");
+    let wgpu_cache = first
+        .device()
+        .features()
+        .contains(wgpu::Features::PIPELINE_CACHE);
+    let ran = run_gemms(&first, 1);
+    drop(first);
+    let files = cache_files(&dir);
+    eprintln!("cache files: {files:?}");
+    if persists && wgpu_cache {
+        let simt = files
+            .iter()
+            .find(|(name, _)| name.contains("simt"))
+            .unwrap_or_else(|| panic!("no SIMT cache file in {files:?}"));
+        assert!(simt.0.starts_with(&key), "{} lacks the key {key}", simt.0);
+        assert!(simt.1 > 40, "empty SIMT cache file: {simt:?}");
+    }
+    if persists && ran.contains(&BackendKind::Coopmat) {
+        let coopmat = files
+            .iter()
+            .find(|(name, _)| name.contains("coopmat"))
+            .unwrap_or_else(|| panic!("no coopmat cache file in {files:?}"));
+        assert!(coopmat.0.starts_with(&key));
+        assert!(coopmat.1 > 40, "empty coopmat cache file: {coopmat:?}");
+    }
+    assert!(
+        files.iter().all(|(name, _)| !name.ends_with(".tmp")),
+        "temporary files left: {files:?}"
+    );
+
+    // The second context starts from the saved caches and must compute the same.
+    let second = context_in(&dir);
+    run_gemms(&second, 2);
+    drop(second);
+    common::assert_no_validation_errors();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Bytes of coopgemm's own header in front of the driver's data: magic, format version,
+/// reserved, key hash, payload length, payload FNV-1a checksum.
+const HEADER_BYTES: usize = 40;
+
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |hash, byte| {
+        (hash ^ *byte as u64).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// Damages every cache file in `dir`: everywhere (coopgemm's header rejects it), or only the
+/// driver's data with the checksum fixed up, so that wgpu and the driver see damaged data.
+fn damage(dir: &Path, keep_header: bool) {
+    for (name, size) in cache_files(dir) {
+        let path = dir.join(&name);
+        let mut bytes = std::fs::read(&path).unwrap();
+        assert_eq!(bytes.len() as u64, size);
+        let start = if keep_header { HEADER_BYTES } else { 0 };
+        for index in (start..bytes.len()).step_by(7) {
+            bytes[index] ^= 0x5a;
+        }
+        if keep_header {
+            let checksum = fnv1a(&bytes[HEADER_BYTES..]);
+            bytes[32..40].copy_from_slice(&checksum.to_le_bytes());
+        }
+        std::fs::write(&path, &bytes).unwrap();
+    }
+}
+
+#[test]
+fn damaged_cache_files_are_ignored() {
+    common::install_logger();
+    let dir = temp_dir("damaged");
+    let first = context_in(&dir);
+    run_gemms(&first, 3);
+    drop(first);
+    for (round, keep_header) in [false, true].into_iter().enumerate() {
+        damage(&dir, keep_header);
+        let next = context_in(&dir);
+        run_gemms(&next, 4 + round as u64);
+        drop(next);
+        // Whatever was damaged has been replaced by a good cache again.
+        for (name, size) in cache_files(&dir) {
+            assert!(size > HEADER_BYTES as u64, "{name} is {size} bytes");
+        }
+    }
+    common::assert_no_validation_errors();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_cache_can_be_turned_off() {
+    common::install_logger();
+    let context = pollster::block_on(Context::with_options(ContextOptions {
+        disk_cache: DiskCache::Off,
+        ..common::test_options()
+    }))
+    .unwrap();
+    assert_eq!(DiskCache::Off.directory(), None);
+    run_gemms(&context, 5);
+}

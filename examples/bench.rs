@@ -4,10 +4,12 @@
 //! ```text
 //! cargo run --release --example bench -- [--shapes 1024x1024x1024,64x4096x4096] [--dtypes f32,f16,bf16]
 //!     [--backends simt,coopmat] [--runs 10] [--reference ../shared/anchors/h100-cublas.txt] [--json out.json]
-//!     [--gpu-timestamps] [--cpu | --no-cpu]
+//!     [--gpu-timestamps] [--cpu | --no-cpu] [--b-layouts row,column,packed]
 //! ```
-//! Times each case as the median of `--runs` samples, each the wall-clock time of 5 GEMMs
-//! submitted back to back until they complete, divided by 5. `--gpu-timestamps` uses GPU
+//! Times each case as the median of `--runs` samples, each the wall-clock time of at least 5
+//! GEMMs (as many as take about 20 ms, at most 200) submitted back to back until they
+//! complete, divided by their number: short GEMMs measured 5 at a time varied up to 3x
+//! between runs on the H100. `--gpu-timestamps` uses GPU
 //! timestamps written just before and after each GEMM's command buffers instead (where the
 //! adapter has `TIMESTAMP_QUERY_INSIDE_ENCODERS`); on the H100 these stamps, taken between
 //! separate command buffers, came out up to 4x too long, so they are not the default. Each
@@ -44,7 +46,13 @@ struct Args {
     timestamps: bool,
     /// Time the CPU baseline: `Some` when `--cpu` or `--no-cpu` was given.
     cpu: Option<bool>,
+    /// How B is stored, per case: `row` (k × n row-major), `column` (transposed weights,
+    /// n × k row-major), `packed` (the column layout packed once with `Context::pack_b`,
+    /// not timed). Default `row`.
+    b_layouts: Vec<&'static str>,
 }
+
+const B_LAYOUTS: [&str; 3] = ["row", "column", "packed"];
 
 fn parse_args() -> Result<Args, String> {
     let mut args = Args {
@@ -56,6 +64,7 @@ fn parse_args() -> Result<Args, String> {
         json: None,
         timestamps: false,
         cpu: None,
+        b_layouts: vec!["row"],
     };
     let mut shapes = DEFAULT_SHAPES.to_string();
     let mut iter = std::env::args().skip(1);
@@ -81,6 +90,17 @@ fn parse_args() -> Result<Args, String> {
             "--gpu-timestamps" => args.timestamps = true,
             "--cpu" => args.cpu = Some(true),
             "--no-cpu" => args.cpu = Some(false),
+            "--b-layouts" => {
+                args.b_layouts = value()?
+                    .split(',')
+                    .map(|name| {
+                        B_LAYOUTS
+                            .into_iter()
+                            .find(|known| *known == name)
+                            .ok_or(format!("unknown B layout {name} (row, column, packed)"))
+                    })
+                    .collect::<Result<_, _>>()?
+            }
             other => {
                 return Err(format!(
                     "unknown argument {other} (see the file's header for usage)"
@@ -159,6 +179,7 @@ fn measure<I: Element, O: Element>(
     gemm: &Gemm,
     runs: usize,
     use_timestamps: bool,
+    pack: bool,
 ) -> Result<Measurement, coopgemm::Error> {
     let resolved = gemm.resolve()?;
     let a: Vec<I> = coopgemm::sample_values(resolved.a.required_elements() as usize, 1);
@@ -169,7 +190,19 @@ fn measure<I: Element, O: Element>(
         context.upload("B", &b)?,
         context.upload("C", &c)?,
     );
-    let buffers = GemmBuffers::new(&a_buffer, &b_buffer, &c_buffer);
+    // Packed: B is packed once (untimed, like loading weights) and every GEMM reads the panels.
+    let packed = if pack {
+        Some(context.pack_b(gemm, &b_buffer)?)
+    } else {
+        None
+    };
+    let (gemm, buffers) = match &packed {
+        Some(packed) => (
+            &packed.gemm(gemm),
+            GemmBuffers::new(&a_buffer, packed.buffer(), &c_buffer),
+        ),
+        None => (gemm, GemmBuffers::new(&a_buffer, &b_buffer, &c_buffer)),
+    };
     let config = context.prepare(gemm)?.config;
     // Warm up for a while, not a fixed count: on the H100 a case timed right after two
     // warm-up runs on fresh buffers measured up to 4x slow (8192³ f16: 60 vs 255 TFLOP/s).
@@ -180,6 +213,8 @@ fn measure<I: Element, O: Element>(
         context.wait()?;
         warm_up_runs += 1;
     }
+    // Includes a wait per run: an overestimate, which only shortens the samples.
+    let gemm_seconds_estimate = warm_up.elapsed().as_secs_f64() / warm_up_runs as f64;
     let timestamped = if use_timestamps {
         time_with_timestamps(context, gemm, &buffers, runs)?
     } else {
@@ -188,7 +223,7 @@ fn measure<I: Element, O: Element>(
     let (mut seconds, timing) = match timestamped {
         Some(seconds) => (seconds, "gpu-timestamps"),
         None => (
-            time_with_wall_clock(context, gemm, &buffers, runs)?,
+            time_with_wall_clock(context, gemm, &buffers, runs, gemm_seconds_estimate)?,
             "wall-clock",
         ),
     };
@@ -276,7 +311,10 @@ fn time_with_timestamps(
 
 /// GEMMs submitted back to back per wall-clock sample, so that one submit-and-wait round
 /// trip does not dominate short GEMMs.
-const GEMMS_PER_SAMPLE: usize = 5;
+const MIN_GEMMS_PER_SAMPLE: usize = 5;
+const MAX_GEMMS_PER_SAMPLE: usize = 200;
+/// Wall-clock length a sample aims at.
+const SAMPLE_SECONDS: f64 = 0.02;
 
 /// Minimum time each case runs before it is timed.
 const WARM_UP_SECONDS: f64 = 0.3;
@@ -288,15 +326,18 @@ fn time_with_wall_clock(
     gemm: &Gemm,
     buffers: &GemmBuffers<'_>,
     runs: usize,
+    gemm_seconds_estimate: f64,
 ) -> Result<Vec<f64>, coopgemm::Error> {
+    let gemms_per_sample = ((SAMPLE_SECONDS / gemm_seconds_estimate.max(1e-7)).ceil() as usize)
+        .clamp(MIN_GEMMS_PER_SAMPLE, MAX_GEMMS_PER_SAMPLE);
     let mut seconds = Vec::with_capacity(runs);
     for _ in 0..runs {
         let started = Instant::now();
-        for _ in 0..GEMMS_PER_SAMPLE {
+        for _ in 0..gemms_per_sample {
             context.run(gemm, buffers)?;
         }
         context.wait()?;
-        seconds.push(started.elapsed().as_secs_f64() / GEMMS_PER_SAMPLE as f64);
+        seconds.push(started.elapsed().as_secs_f64() / gemms_per_sample as f64);
     }
     Ok(seconds)
 }
@@ -306,15 +347,20 @@ fn measure_types(
     gemm: &Gemm,
     runs: usize,
     use_timestamps: bool,
+    pack: bool,
 ) -> Result<Measurement, coopgemm::Error> {
+    let (c, g, r, t, p) = (context, gemm, runs, use_timestamps, pack);
     match gemm.types {
-        GemmTypes::F32 => measure::<f32, f32>(context, gemm, runs, use_timestamps),
-        GemmTypes::F16_F32 => measure::<half::f16, f32>(context, gemm, runs, use_timestamps),
-        GemmTypes::F16_ACC_F16 => {
-            measure::<half::f16, half::f16>(context, gemm, runs, use_timestamps)
+        GemmTypes::F32 => measure::<f32, f32>(c, g, r, t, p),
+        GemmTypes::F16_F32 => measure::<half::f16, f32>(c, g, r, t, p),
+        GemmTypes::F16_ACC_F16 | GemmTypes::F16_F32_F16 => {
+            measure::<half::f16, half::f16>(c, g, r, t, p)
         }
-        GemmTypes::BF16_F32 => measure::<half::bf16, f32>(context, gemm, runs, use_timestamps),
-        GemmTypes::I8_I32 => measure::<i8, i32>(context, gemm, runs, use_timestamps),
+        GemmTypes::BF16_F32 => measure::<half::bf16, f32>(c, g, r, t, p),
+        GemmTypes::BF16_F32_BF16 => measure::<half::bf16, half::bf16>(c, g, r, t, p),
+        GemmTypes::F32_F32_F16 => measure::<f32, half::f16>(c, g, r, t, p),
+        GemmTypes::F32_F32_BF16 => measure::<f32, half::bf16>(c, g, r, t, p),
+        GemmTypes::I8_I32 => measure::<i8, i32>(c, g, r, t, p),
         other => Err(coopgemm::Error::Unsupported {
             backend: BackendKind::Simt,
             reason: format!("no host types for {other}"),
@@ -335,6 +381,8 @@ struct Record<'a> {
     reference_tflops: Option<f64>,
     /// GFLOP/s over the CPU baseline's at this shape (f32 GPU records only).
     ratio_to_cpu: Option<f64>,
+    /// How B was stored (`row`, `column`, `packed`).
+    b_layout: &'static str,
     adapter: &'a str,
 }
 
@@ -353,7 +401,7 @@ fn report(json: &mut String, record: &Record<'_>) {
     let gflops = Gemm::new(m, n, k).flops() / measurement.median_seconds / 1e9;
     let ratio = record.reference_tflops.map(|r| gflops / 1e3 / r);
     println!(
-        "{:<18} {:<8} {:>16} {:>10.3} {:>11.1} {:>7} {:>7} {:>9.1e}  {}{}",
+        "{:<18} {:<8} {:>16} {:>10.3} {:>11.1} {:>7} {:>7} {:>9.1e}  {}{}{}",
         record.backend,
         record.types.short_name(),
         format!("{m}x{n}x{k}"),
@@ -365,13 +413,19 @@ fn report(json: &mut String, record: &Record<'_>) {
             .map_or("-".to_string(), |r| format!("{r:.2}")),
         measurement.max_relative_error,
         measurement.config,
+        if record.b_layout == "row" {
+            String::new()
+        } else {
+            format!(" [B {}]", record.b_layout)
+        },
         if measurement.passed { "" } else { "  MISMATCH" }
     );
     let _ = writeln!(
         json,
-        "  {{\"backend\": \"{}\", \"dtype\": \"{}\", \"m\": {m}, \"n\": {n}, \"k\": {k}, \"batch\": 1, \"config\": \"{}\", \"timing\": \"{}\", \"median_ms\": {}, \"gflops\": {}, \"max_rel_error\": {}, \"verified\": {}, \"reference_tflops\": {}, \"ratio\": {}, \"ratio_to_cpu\": {}, \"adapter\": \"{}\"}},",
+        "  {{\"backend\": \"{}\", \"dtype\": \"{}\", \"m\": {m}, \"n\": {n}, \"k\": {k}, \"batch\": 1, \"b_layout\": \"{}\", \"config\": \"{}\", \"timing\": \"{}\", \"median_ms\": {}, \"gflops\": {}, \"max_rel_error\": {}, \"verified\": {}, \"reference_tflops\": {}, \"ratio\": {}, \"ratio_to_cpu\": {}, \"adapter\": \"{}\"}},",
         record.backend,
         record.types.short_name(),
+        record.b_layout,
         measurement.config.replace('"', "'"),
         measurement.timing,
         number(measurement.median_seconds * 1e3),
@@ -513,7 +567,9 @@ fn main() {
     for &shape in &args.shapes {
         for &types in &args.dtypes {
             for &kind in &args.backends {
-                cases.push((shape, types, kind));
+                for &b_layout in &args.b_layouts {
+                    cases.push((shape, types, kind, b_layout));
+                }
             }
         }
     }
@@ -529,7 +585,7 @@ fn main() {
         "backend", "dtype", "m x n x k", "median ms", "GFLOP/s", "ratio", "vs cpu", "max rel"
     );
     let mut failures = 0;
-    for (index, &((m, n, k), types, kind)) in cases.iter().enumerate() {
+    for (index, &((m, n, k), types, kind, b_layout)) in cases.iter().enumerate() {
         let reference_for = |types: GemmTypes| {
             reference.as_ref().and_then(|entries| {
                 entries
@@ -557,6 +613,7 @@ fn main() {
                             measurement: &measurement,
                             reference_tflops: reference_for(GemmTypes::F32),
                             ratio_to_cpu: None,
+                            b_layout: "row",
                             adapter: &adapter,
                         },
                     );
@@ -571,18 +628,22 @@ fn main() {
             cpu_gflops.insert((m, n, k), gflops);
         }
         eprintln!(
-            "[{}/{}] {m}x{n}x{k} {} on {kind}",
+            "[{}/{}] {m}x{n}x{k} {} on {kind}, B {b_layout}",
             index + 1,
             cases.len(),
             types.short_name()
         );
         let handle = context.with_backend(BackendChoice::Force(kind));
-        let gemm = Gemm::new(m, n, k).types(types);
+        let mut gemm = Gemm::new(m, n, k).types(types);
+        if b_layout != "row" {
+            gemm = gemm.b(coopgemm::MatrixLayout::column_major());
+        }
         if let Err(error) = handle.select(&gemm) {
             eprintln!("    skipped: {error}");
             continue;
         }
-        let measurement = match measure_types(&handle, &gemm, args.runs, args.timestamps) {
+        let pack = b_layout == "packed";
+        let measurement = match measure_types(&handle, &gemm, args.runs, args.timestamps, pack) {
             Ok(measurement) => measurement,
             Err(error) => {
                 eprintln!("    failed: {error}");
@@ -611,6 +672,7 @@ fn main() {
                 measurement: &measurement,
                 reference_tflops: reference_for(types),
                 ratio_to_cpu,
+                b_layout,
                 adapter: &adapter,
             },
         );

@@ -16,7 +16,12 @@
 //
 // GELU and SiLU are written as x / (1 + e^-t): for any finite x the exponential only
 // overflows to +Inf where the exact result is -0, so no Inf/Inf NaN appears.
-// ReLU keeps NaN (x < 0 is false for NaN), like the host reference.
+// ReLU keeps NaN, like the host reference; NaN is tested on the bits, because compilers
+// may turn a comparison-and-select into a max() that drops it (NVIDIA does).
+//
+// round_to_bfloat16 rounds a float to the nearest bfloat16 value (ties to even) before the
+// kernels convert to a bfloat16 C: some drivers convert by truncation (NVIDIA's does),
+// and converting an already representable value is exact everywhere.
 
 const uint ACTIVATION_IDENTITY = 0;
 const uint ACTIVATION_RELU = 1;
@@ -30,9 +35,13 @@ bool epilogue_is_identity() {
     return params.activation == ACTIVATION_IDENTITY && params.bias_axis == BIAS_NONE;
 }
 
+bool is_nan_bits(float x) {
+    return (floatBitsToUint(x) & 0x7fffffffu) > 0x7f800000u;
+}
+
 float activate(float x) {
     if (params.activation == ACTIVATION_RELU) {
-        return x < 0.0 ? 0.0 : x;
+        return is_nan_bits(x) ? x : max(x, 0.0);
     }
     if (params.activation == ACTIVATION_GELU) {
         // 0.5 x (1 + tanh(t / 2)) = x / (1 + e^-t), t = 2 sqrt(2/pi) (x + 0.044715 x^3)
@@ -52,4 +61,12 @@ float apply_epilogue(float value, uint row, uint column) {
         value += bias_values[params.bias_offset + column];
     }
     return activate(value);
+}
+
+float round_to_bfloat16(float value) {
+    if (is_nan_bits(value)) {
+        return value;
+    }
+    const uint bits = floatBitsToUint(value);
+    return uintBitsToFloat((bits + 0x7fffu + ((bits >> 16) & 1u)) & 0xffff0000u);
 }

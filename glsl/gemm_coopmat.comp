@@ -560,6 +560,9 @@ void main() {
                             if (!epilogue_is_identity()) {
                                 value = apply_epilogue(value, i, j);
                             }
+#if OUTPUT_TYPE_ID == 3
+                            value = round_to_bfloat16(value);
+#endif
                             c_elements[c_index] = C_TYPE(value);
                         }
                     }

@@ -177,6 +177,7 @@
 #define OUTPUT_ELEMENT_BYTES 2
 #elif C_TYPE == 3 && A_TYPE == 3
 #define OUTPUT_ELEMENT_BYTES 2
+#define OUTPUT_IS_BFLOAT16 1
 #else
 #error "C_TYPE must be float, float16_t, or bfloat16_t with bfloat16_t inputs"
 #endif
@@ -295,13 +296,24 @@ void multiplyAccumulateKBlock(
     accumulator = coopMatMulAdd(a_tile, b_tile, accumulator);
 }
 
+#ifdef OUTPUT_IS_BFLOAT16
+const bool ROUND_OUTPUT = true;   // see round_to_bfloat16 in epilogue.glsl
+#else
+const bool ROUND_OUTPUT = false;
+#endif
+
 // coopMatPerElementNV callback: (row, column) are coordinates inside the BM x BN tile.
 // Elements outside C are never stored; their bias index is clamped so every read stays
 // inside the bound vector.
 float epilogue_element(const in uint row, const in uint column, const in float value) {
     const uint i = min(tile_row + row, params.m - 1);
     const uint j = min(tile_column + column, params.n - 1);
-    return apply_epilogue(value, i, j);
+    const float result = apply_epilogue(value, i, j);
+#ifdef OUTPUT_IS_BFLOAT16
+    return round_to_bfloat16(result);
+#else
+    return result;
+#endif
 }
 
 void main() {
@@ -421,7 +433,7 @@ void main() {
         }
         result += coopmat<float, gl_ScopeWorkgroup, BM, BN, gl_MatrixUseAccumulator>(c_tile) * params.beta;
     }
-    if (!epilogue_is_identity()) {
+    if (!epilogue_is_identity() || ROUND_OUTPUT) {
         coopMatPerElementNV(result, result, epilogue_element);
     }
 

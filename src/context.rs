@@ -9,6 +9,7 @@ use crate::bindings::GemmBuffers;
 use crate::error::{Error, Result};
 use crate::problem::{Gemm, ResolvedGemm};
 use crate::selection::{BackendChoice, Selection, SelectionPolicy};
+use crate::split_k::{SplitK, SplitKChoice, SplitKernels};
 use crate::vulkan;
 use crate::vulkan::device::EnabledFeatures;
 
@@ -32,6 +33,9 @@ pub struct ContextOptions {
     pub backend: BackendChoice,
     /// Whether to set up the Vulkan cooperative-matrix backend where the device has it.
     pub enable_coopmat: bool,
+    /// Whether GEMMs with few output tiles and a long K are split along K
+    /// (`COOPGEMM_SPLIT_K` in the environment overrides `Auto`).
+    pub split_k: SplitKChoice,
     /// wgpu instance flags (debug labels, validation). The default is wgpu's build-dependent
     /// default adjusted by `WGPU_DEBUG` / `WGPU_VALIDATION`.
     pub instance_flags: wgpu::InstanceFlags,
@@ -47,6 +51,7 @@ impl Default for ContextOptions {
             adapter_name: None,
             backend: BackendChoice::Auto,
             enable_coopmat: true,
+            split_k: SplitKChoice::Auto,
             instance_flags: wgpu::InstanceFlags::from_build_config().with_env(),
             disk_cache: crate::DiskCache::Default,
         }
@@ -100,6 +105,7 @@ pub struct SubmittedGemm {
 pub struct Context {
     shared: Arc<Shared>,
     policy: SelectionPolicy,
+    split_k: SplitKChoice,
 }
 
 /// What every clone of a context shares: the device and the backends with their caches.
@@ -110,6 +116,8 @@ struct Shared {
     queue: wgpu::Queue,
     simt: SimtBackend,
     coopmat: std::result::Result<CoopmatBackend, String>,
+    split_kernels: SplitKernels,
+    is_cpu: bool,
     /// Why the device was lost, once it is (only tracked on devices the context created:
     /// wgpu keeps one lost-callback per device, and a caller's device keeps the caller's).
     lost: Arc<Mutex<Option<String>>>,
@@ -279,6 +287,7 @@ impl Context {
             Err(why) => log::info!("coopmat backend unavailable: {why}"),
         }
         let policy = SelectionPolicy::from_env(options.backend);
+        let split_kernels = SplitKernels::new(&device);
         Context {
             shared: Arc::new(Shared {
                 adapter_info,
@@ -286,9 +295,12 @@ impl Context {
                 queue,
                 simt,
                 coopmat,
+                split_kernels,
+                is_cpu,
                 lost,
             }),
             policy,
+            split_k: SplitKChoice::from_env(options.split_k),
         }
     }
 
@@ -305,6 +317,64 @@ impl Context {
         Context {
             shared: self.shared.clone(),
             policy: SelectionPolicy::new(choice),
+            split_k: self.split_k,
+        }
+    }
+
+    /// Another handle on the same device and caches that splits GEMMs along K as `choice`
+    /// says (the `COOPGEMM_SPLIT_K` variable does not apply to it).
+    ///
+    /// ```no_run
+    /// use coopgemm::{Context, SplitKChoice};
+    /// let context = Context::new_blocking()?;
+    /// let four_slices = context.with_split_k(SplitKChoice::Slices(4));
+    /// # Ok::<(), coopgemm::Error>(())
+    /// ```
+    pub fn with_split_k(&self, choice: SplitKChoice) -> Context {
+        Context {
+            shared: self.shared.clone(),
+            policy: self.policy,
+            split_k: choice,
+        }
+    }
+
+    /// How this handle splits GEMMs along K.
+    pub fn split_k_choice(&self) -> SplitKChoice {
+        self.split_k
+    }
+
+    /// The split-K plan `backend` would use for `gemm` on this handle, if any.
+    fn split_for(&self, backend: &dyn Backend, gemm: &ResolvedGemm) -> Option<SplitK> {
+        let tile = backend.tile(gemm)?;
+        let limit = self.shared.device.limits().max_storage_buffer_binding_size;
+        // Automatic splits only where measured to pay: SIMT on a GPU (see SplitKChoice::Auto).
+        let auto_allowed = !self.shared.is_cpu && backend.kind() == BackendKind::Simt;
+        let split = SplitK::choose(gemm, tile, self.split_k, auto_allowed, limit)?;
+        // The partial GEMMs must run on the same backend.
+        split
+            .partial_gemms(gemm)
+            .iter()
+            .all(|part| {
+                part.resolve()
+                    .is_ok_and(|resolved| backend.supports(&resolved).is_ok())
+            })
+            .then_some(split)
+    }
+
+    /// Records `gemm` with `backend`, split along K where that pays.
+    fn record_with(
+        &self,
+        backend: &dyn Backend,
+        gemm: &ResolvedGemm,
+        buffers: &GemmBuffers<'_>,
+        target: Target<'_>,
+    ) -> Result<KernelInfo> {
+        match self.split_for(backend, gemm) {
+            Some(split) => self
+                .shared
+                .split_kernels
+                .record(backend, gemm, buffers, split, target),
+            None => backend.record(gemm, buffers, target),
         }
     }
 
@@ -386,12 +456,11 @@ impl Context {
         let selection = self
             .policy
             .select(&resolved, false, |kind| self.backend(kind))?;
-        self.backend(selection.backend)
-            .map_err(|reason| Error::Unsupported {
-                backend: selection.backend,
-                reason,
-            })?
-            .prepare(&resolved)
+        let backend = self.backend_by_kind(selection.backend)?;
+        match self.split_for(backend, &resolved) {
+            Some(split) => self.shared.split_kernels.prepare(backend, &resolved, split),
+            None => backend.prepare(&resolved),
+        }
     }
 
     fn chosen(&self, gemm: &ResolvedGemm, shared_encoder: bool) -> Result<&dyn Backend> {
@@ -426,15 +495,17 @@ impl Context {
         buffers: &GemmBuffers<'_>,
     ) -> Result<KernelInfo> {
         let resolved = gemm.resolve()?;
-        self.chosen(&resolved, true)?
-            .record(&resolved, buffers, Target::Encoder(encoder))
+        let backend = self.chosen(&resolved, true)?;
+        self.record_with(backend, &resolved, buffers, Target::Encoder(encoder))
     }
 
     /// Records `gemm` into command buffers of its own; submit them on [`Context::queue`].
     pub fn record(&self, gemm: &Gemm, buffers: &GemmBuffers<'_>) -> Result<RecordedGemm> {
         let resolved = gemm.resolve()?;
         let mut command_buffers = Vec::new();
-        let kernel = self.chosen(&resolved, false)?.record(
+        let backend = self.chosen(&resolved, false)?;
+        let kernel = self.record_with(
+            backend,
             &resolved,
             buffers,
             Target::CommandBuffers(&mut command_buffers),

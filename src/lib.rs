@@ -51,6 +51,7 @@ mod packing;
 mod problem;
 mod reference;
 mod selection;
+mod split_k;
 mod types;
 pub mod vulkan;
 
@@ -65,4 +66,5 @@ pub use packing::{PackedB, PACK_B_WGSL};
 pub use problem::{Gemm, MatrixLayout, Order, ResolvedBias, ResolvedGemm, ResolvedMatrix};
 pub use reference::{sample_values, Comparison, Reference};
 pub use selection::{BackendChoice, Selection, SelectionPolicy, COOPMAT_MIN_MULTIPLY_ADDS};
+pub use split_k::{SplitK, SplitKChoice, SPLIT_K_REDUCE_WGSL};
 pub use types::{DType, Element, GemmTypes};

@@ -107,7 +107,8 @@ impl Context {
         let selection = self.select(gemm)?;
         let width = self
             .backend_by_kind(selection.backend)?
-            .panel_width(&resolved)
+            .tile(&resolved)
+            .map(|(_, width)| width)
             .ok_or_else(|| Error::Unsupported {
                 backend: selection.backend,
                 reason: "the chosen kernel reads no column panels".into(),

@@ -3,8 +3,8 @@
 // This file is the kernel's body. The host prepends the storage snippets of wgsl/storage/
 // for the GEMM's element types: they declare bindings 1..3 (A, B, C) and define
 //   load_a(index) -> f32, load_b(index) -> f32, load_c(index) -> f32, store_c(index, f32)
-// (f32 arrays, or 16-bit f16/bf16 elements packed two per u32 word). Everything here
-// computes in f32.
+// (f32 arrays, or 16-bit f16/bf16 elements packed two per u32 word), and the epilogue
+// (binding 4, apply_epilogue). Everything here computes in f32.
 //
 // Tiling (batch -> workgroup tile -> invocation tile):
 //   * grid z = batch index, grid y = block of TILE_M rows of C, grid x = block of TILE_N columns.
@@ -93,9 +93,8 @@ override LAYOUT_AT_RUNTIME: bool = false;
 const MAX_STAGING_LOADS: u32 = 16u;
 
 @group(0) @binding(0) var<uniform> params: Params;
-// Bindings 1..3 (A, B, C) come from the storage snippets. Without a bias, the host binds
-// any valid range here; it is never read.
-@group(0) @binding(4) var<storage, read> bias: array<f32>;
+// Bindings 1..3 (A, B, C) come from the storage snippets, binding 4 (the bias vector)
+// and apply_epilogue from wgsl/storage/epilogue.wgsl.
 
 // One k-row of a stage, in vec4s, including one vec4 of padding.
 override A_ROW_VEC4S: u32 = TILE_M / 4u + 1u;
@@ -164,37 +163,6 @@ fn store_slice(is_a: bool, stage: u32, local_index: u32, staged: ptr<function, a
 // The outer product a ⊗ b as a 4x4 block: column r holds a[r] * b (row r of the C block).
 fn outer_product(a_values: vec4<f32>, b_values: vec4<f32>) -> mat4x4<f32> {
     return mat4x4<f32>(a_values.x * b_values, a_values.y * b_values, a_values.z * b_values, a_values.w * b_values);
-}
-
-// GELU and SiLU as x / (1 + e^-t): the exponential only overflows where the result is -0,
-// so no Inf/Inf NaN. ReLU keeps NaN (x < 0 is false for NaN).
-fn activate(x: f32) -> f32 {
-    switch params.activation {
-        case 1u: {
-            return select(x, 0.0, x < 0.0);
-        }
-        case 2u: {
-            // 0.5 x (1 + tanh(t / 2)) = x / (1 + e^-t), t = 2 sqrt(2/pi) (x + 0.044715 x^3)
-            let t = 1.5957691216057308 * (x + 0.044715 * x * x * x);
-            return x / (1.0 + exp(-t));
-        }
-        case 3u: {
-            return x / (1.0 + exp(-x));
-        }
-        default: {
-            return x;
-        }
-    }
-}
-
-fn apply_epilogue(value: f32, row: u32, col: u32) -> f32 {
-    var x = value;
-    if (params.bias_axis == 1u) {
-        x += bias[params.bias_first + row];
-    } else if (params.bias_axis == 2u) {
-        x += bias[params.bias_first + col];
-    }
-    return activate(x);
 }
 
 // Writes one 4x4 accumulator block (column r = row r of C) with alpha/beta, the epilogue and

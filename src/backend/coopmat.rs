@@ -709,8 +709,10 @@ impl Backend for CoopmatBackend {
         false
     }
 
-    fn panel_width(&self, gemm: &ResolvedGemm) -> Option<u32> {
-        self.plan(gemm).ok().map(|plan| plan.block_n())
+    fn tile(&self, gemm: &ResolvedGemm) -> Option<(u32, u32)> {
+        self.plan(gemm)
+            .ok()
+            .map(|plan| (plan.block_m(), plan.block_n()))
     }
 
     fn prepare(&self, gemm: &ResolvedGemm) -> Result<KernelInfo> {

@@ -102,9 +102,11 @@ pub trait Backend: Send + Sync + fmt::Debug {
     /// Whether [`Target::Encoder`] is accepted (plain wgpu commands only).
     fn records_into_shared_encoder(&self) -> bool;
 
-    /// The tile width of the kernel chosen for this description: the panel width B should be
-    /// packed in ([`Context::pack_b`](crate::Context::pack_b)). `None` if it cannot run it.
-    fn panel_width(&self, gemm: &ResolvedGemm) -> Option<u32>;
+    /// The workgroup tile (rows, columns of C) of the kernel chosen for this description:
+    /// its width is the panel width B should be packed in
+    /// ([`Context::pack_b`](crate::Context::pack_b)), and the count of tiles decides
+    /// split-K. `None` if it cannot run the description.
+    fn tile(&self, gemm: &ResolvedGemm) -> Option<(u32, u32)>;
 
     /// Builds (or finds in the cache) the kernel for this description and says which it is.
     fn prepare(&self, gemm: &ResolvedGemm) -> Result<KernelInfo>;

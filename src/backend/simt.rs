@@ -31,6 +31,26 @@ mod storage {
     pub const OUTPUT_16BIT: &str = include_str!("../../wgsl/storage/output_16bit.wgsl");
     pub const FORMAT_F16: &str = include_str!("../../wgsl/storage/format_f16.wgsl");
     pub const FORMAT_BF16: &str = include_str!("../../wgsl/storage/format_bf16.wgsl");
+    pub const EPILOGUE: &str = include_str!("../../wgsl/storage/epilogue.wgsl");
+}
+
+/// The storage snippets a kernel that writes C of type `output` needs (the 16-bit format,
+/// if any, of `output` or of the inputs `input`, the C binding, and the epilogue), in order.
+pub(crate) fn output_snippets(input: DType, output: DType) -> [&'static str; 3] {
+    let format = [input, output]
+        .into_iter()
+        .find_map(|t| match t {
+            DType::F16 => Some(storage::FORMAT_F16),
+            DType::BF16 => Some(storage::FORMAT_BF16),
+            _ => None,
+        })
+        .unwrap_or("");
+    let output = if output == DType::F32 {
+        storage::OUTPUT_F32
+    } else {
+        storage::OUTPUT_16BIT
+    };
+    [format, output, storage::EPILOGUE]
 }
 
 /// Whether the SIMT kernel can store `types`, and if not, why.
@@ -70,25 +90,13 @@ fn check_types(types: GemmTypes) -> std::result::Result<(), String> {
 /// ```
 pub fn simt_source(types: GemmTypes) -> Option<String> {
     check_types(types).ok()?;
-    let format = [types.input, types.output]
-        .into_iter()
-        .find_map(|t| match t {
-            DType::F16 => Some(storage::FORMAT_F16),
-            DType::BF16 => Some(storage::FORMAT_BF16),
-            _ => None,
-        })
-        .unwrap_or("");
     let inputs = if types.input == DType::F32 {
         storage::INPUTS_F32
     } else {
         storage::INPUTS_16BIT
     };
-    let output = if types.output == DType::F32 {
-        storage::OUTPUT_F32
-    } else {
-        storage::OUTPUT_16BIT
-    };
-    Some([format, inputs, output, SIMT_WGSL].join("\n"))
+    let [format, output, epilogue] = output_snippets(types.input, types.output);
+    Some([format, inputs, output, epilogue, SIMT_WGSL].join("\n"))
 }
 
 /// One tile configuration of the SIMT kernel.
@@ -430,7 +438,12 @@ impl SimtBackend {
             return Some(config);
         }
         let (m, n) = (gemm.gemm.m as u64, gemm.gemm.n as u64);
-        let preferred: &[&str] = if m * n >= 512 * 512 {
+        let preferred: &[&str] = if m * n >= 512 * 512 && m <= 64 {
+            // Thin outputs: a 128-row tile would compute half padding.
+            &["64x128x16-t8x8", "64x64x16-t8x8"]
+        } else if m * n >= 512 * 512 && n <= 64 {
+            &["128x64x16-t8x8", "64x64x16-t8x8"]
+        } else if m * n >= 512 * 512 {
             &[
                 "128x128x8-t8x8",
                 "64x64x16-t8x8",
@@ -622,8 +635,9 @@ impl Backend for SimtBackend {
         true
     }
 
-    fn panel_width(&self, gemm: &ResolvedGemm) -> Option<u32> {
-        self.choose_config(gemm).map(|config| config.tile_n)
+    fn tile(&self, gemm: &ResolvedGemm) -> Option<(u32, u32)> {
+        self.choose_config(gemm)
+            .map(|config| (config.tile_m, config.tile_n))
     }
 
     fn prepare(&self, gemm: &ResolvedGemm) -> Result<KernelInfo> {

@@ -1,0 +1,396 @@
+//! Split-K: GEMMs with few output tiles and a long K (e.g. 64 × 4096 × 4096) leave most of a
+//! large GPU idle, one workgroup per tile walking all of K. Split-K cuts K into `slices`
+//! ranges, computes the partial products of every range at once with the backend's own
+//! kernel (as a batch of GEMMs into an f32 scratch buffer, one matrix per slice), then
+//! sums the slices in one more pass (`wgsl/split_k_reduce.wgsl`) that applies alpha, beta
+//! and the epilogue and stores C in its layout and type.
+//!
+//! The partial GEMMs need no kernel of their own: slice `s` of A starts `s * slice_k`
+//! columns in, slice `s` of B `s * slice_k` rows in, so "batch stride" = `slice_k` steps
+//! along k describes them for every layout (packed B included). A remainder of K that
+//! does not divide evenly is one more GEMM into one more slice.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use bytemuck::{Pod, Zeroable};
+use wgpu::util::DeviceExt;
+
+use crate::backend::simt::output_snippets;
+use crate::backend::{check_grid, Backend, KernelInfo, Target};
+use crate::bindings::{BindingPlan, GemmBuffers};
+use crate::epilogue::Epilogue;
+use crate::error::{Error, Result};
+use crate::problem::{Gemm, MatrixLayout, ResolvedGemm};
+use crate::types::{DType, GemmTypes};
+
+/// The WGSL body of the reduction pass.
+pub const SPLIT_K_REDUCE_WGSL: &str = include_str!("../wgsl/split_k_reduce.wgsl");
+
+/// Workgroups a GEMM should have before splitting stops paying: enough to fill a GPU of
+/// ~130 multiprocessors twice.
+const TARGET_WORKGROUPS: u64 = 256;
+/// The shortest K range worth a slice under `Auto` (on the H100, SIMT f32 1024³ split in 4
+/// slices of 256 ran at 6.3 TFLOP/s against 9.2 unsplit).
+const MIN_SLICE_K: u32 = 1024;
+/// At most this many slices (the scratch and the reduction grow with it).
+const MAX_SLICES: u32 = 32;
+
+/// Whether and how far GEMMs are split along K.
+///
+/// `COOPGEMM_SPLIT_K=0` in the environment turns it off, `COOPGEMM_SPLIT_K=N` forces `N`
+/// slices; both override [`SplitKChoice::Auto`] only.
+///
+/// ```
+/// use coopgemm::SplitKChoice;
+/// assert_eq!(SplitKChoice::default(), SplitKChoice::Auto);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SplitKChoice {
+    /// Split GEMMs whose output has too few tiles for the GPU and whose K is long, on the
+    /// SIMT backend (not on CPU drivers, which have few cores to fill). The cooperative-matrix
+    /// kernels are not split automatically: on the H100 their f32 partials cost more than the
+    /// idle tensor cores (64 × 4096 × 4096 f16: 21 TFLOP/s unsplit, 9–20 split).
+    #[default]
+    Auto,
+    /// Never split.
+    Off,
+    /// Split every GEMM that can be split into this many slices (at least 2).
+    Slices(u32),
+}
+
+impl SplitKChoice {
+    /// `choice`, unless it is `Auto` and `COOPGEMM_SPLIT_K` says otherwise.
+    pub(crate) fn from_env(choice: SplitKChoice) -> SplitKChoice {
+        if choice != SplitKChoice::Auto {
+            return choice;
+        }
+        match std::env::var("COOPGEMM_SPLIT_K")
+            .ok()
+            .map(|v| v.parse::<u32>())
+        {
+            Some(Ok(0 | 1)) => SplitKChoice::Off,
+            Some(Ok(slices)) => SplitKChoice::Slices(slices),
+            Some(Err(_)) => {
+                log::warn!("COOPGEMM_SPLIT_K must be a number of slices; ignoring it");
+                SplitKChoice::Auto
+            }
+            None => SplitKChoice::Auto,
+        }
+    }
+}
+
+/// How one GEMM is split: `slices` ranges of `slice_k`, then `remainder` more k (its own slice).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SplitK {
+    /// Equal K ranges.
+    pub slices: u32,
+    /// Length of each.
+    pub slice_k: u32,
+    /// K left after them (0, or a last, shorter slice).
+    pub remainder: u32,
+}
+
+impl SplitK {
+    /// The split for `gemm` whose kernel tile is `tile` (rows, columns), if any.
+    pub(crate) fn choose(
+        gemm: &ResolvedGemm,
+        tile: (u32, u32),
+        choice: SplitKChoice,
+        auto_allowed: bool,
+        max_binding_bytes: u64,
+    ) -> Option<SplitK> {
+        let g = &gemm.gemm;
+        // One batch, float sums in f32 (partials are f32), something to sum.
+        if g.batch != 1 || gemm.is_empty() || g.types.accumulate != DType::F32 || g.k < 2 {
+            return None;
+        }
+        let slices = match choice {
+            SplitKChoice::Off => return None,
+            SplitKChoice::Slices(slices) => slices.min(g.k),
+            SplitKChoice::Auto => {
+                if !auto_allowed {
+                    return None;
+                }
+                let tiles =
+                    (g.m.div_ceil(tile.0.max(1)) as u64) * (g.n.div_ceil(tile.1.max(1)) as u64);
+                if tiles * 2 > TARGET_WORKGROUPS {
+                    return None;
+                }
+                ((TARGET_WORKGROUPS / tiles) as u32)
+                    .min(g.k / MIN_SLICE_K)
+                    .min(MAX_SLICES)
+            }
+        };
+        if slices < 2 {
+            return None;
+        }
+        let split = SplitK {
+            slices,
+            slice_k: g.k / slices,
+            remainder: g.k % slices,
+        };
+        (split.scratch_bytes(gemm) <= max_binding_bytes).then_some(split)
+    }
+
+    /// Partial matrices in the scratch buffer.
+    pub fn partials(&self) -> u32 {
+        self.slices + u32::from(self.remainder > 0)
+    }
+
+    fn scratch_bytes(&self, gemm: &ResolvedGemm) -> u64 {
+        self.partials() as u64 * gemm.gemm.m as u64 * gemm.gemm.n as u64 * 4
+    }
+
+    /// The GEMMs that fill the scratch: all equal slices as one batch, then the remainder.
+    pub(crate) fn partial_gemms(&self, gemm: &ResolvedGemm) -> Vec<Gemm> {
+        let g = &gemm.gemm;
+        let (a, b) = (&gemm.a, &gemm.b);
+        // Steps of one k along A (its columns) and along B (its rows).
+        let (a_k_step, b_k_step) = (a.col_stride(), b.row_stride());
+        let layout = |matrix: &crate::problem::ResolvedMatrix, offset: u64, batch_stride: u64| {
+            MatrixLayout {
+                order: matrix.order,
+                leading_dimension: Some(matrix.leading_dimension),
+                batch_stride: Some(batch_stride),
+                offset,
+            }
+        };
+        let partial_types = GemmTypes::new(g.types.input, DType::F32, DType::F32);
+        let one_slice = g.m as u64 * g.n as u64;
+        let base = Gemm::new(g.m, g.n, self.slice_k)
+            .types(partial_types)
+            .c(MatrixLayout::row_major().batch_stride(one_slice));
+        let mut gemms = vec![base
+            .batch(self.slices)
+            .a(layout(a, a.offset, self.slice_k as u64 * a_k_step))
+            .b(layout(b, b.offset, self.slice_k as u64 * b_k_step))];
+        if self.remainder > 0 {
+            let k_done = (self.slices * self.slice_k) as u64;
+            let mut last = base
+                .a(layout(a, a.offset + k_done * a_k_step, 0))
+                .b(layout(b, b.offset + k_done * b_k_step, 0))
+                .c(MatrixLayout::row_major().offset(self.slices as u64 * one_slice));
+            last.k = self.remainder;
+            gemms.push(last);
+        }
+        gemms
+    }
+}
+
+/// The reduction pass's uniform block; mirrors `Params` in `wgsl/split_k_reduce.wgsl`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable)]
+struct ReduceParams {
+    m: u32,
+    n: u32,
+    slices: u32,
+    slice_stride: u32,
+    c_first: u32,
+    c_row_stride: u32,
+    c_col_stride: u32,
+    alpha: f32,
+    beta: f32,
+    bias_first: u32,
+    activation: u32,
+    bias_axis: u32,
+}
+
+const REDUCE_WORKGROUP_SIZE: u32 = 256;
+
+/// The reduction pipelines of one device, one per (input, output) storage.
+#[derive(Debug)]
+pub(crate) struct SplitKernels {
+    device: wgpu::Device,
+    limits: wgpu::Limits,
+    pipelines: Mutex<HashMap<(DType, DType), Arc<wgpu::ComputePipeline>>>,
+}
+
+impl SplitKernels {
+    pub(crate) fn new(device: &wgpu::Device) -> SplitKernels {
+        SplitKernels {
+            device: device.clone(),
+            limits: device.limits(),
+            pipelines: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn pipeline(&self, types: GemmTypes) -> Result<Arc<wgpu::ComputePipeline>> {
+        let mut pipelines = self
+            .pipelines
+            .lock()
+            .map_err(|_| Error::Pipeline("split-K pipeline cache poisoned".into()))?;
+        let key = (types.input, types.output);
+        if let Some(pipeline) = pipelines.get(&key) {
+            return Ok(pipeline.clone());
+        }
+        let [format, output, epilogue] = output_snippets(types.input, types.output);
+        let source = [format, output, epilogue, SPLIT_K_REDUCE_WGSL].join("\n");
+        let module = self
+            .device
+            .create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some("coopgemm split-K reduce"),
+                source: wgpu::ShaderSource::Wgsl(source.into()),
+            });
+        let pipeline = Arc::new(self.device.create_compute_pipeline(
+            &wgpu::ComputePipelineDescriptor {
+                label: Some("coopgemm split-K reduce"),
+                layout: None,
+                module: &module,
+                entry_point: Some("main"),
+                compilation_options: Default::default(),
+                cache: None,
+            },
+        ));
+        pipelines.insert(key, pipeline.clone());
+        Ok(pipeline)
+    }
+
+    /// Builds what `gemm` split as `split` will run (partial GEMM pipelines and reduction).
+    pub(crate) fn prepare(
+        &self,
+        backend: &dyn Backend,
+        gemm: &ResolvedGemm,
+        split: SplitK,
+    ) -> Result<KernelInfo> {
+        let mut partial = None;
+        for part in split.partial_gemms(gemm) {
+            partial = Some(backend.prepare(&part.resolve()?)?);
+        }
+        self.pipeline(gemm.gemm.types)?;
+        Ok(info(partial, split, &gemm.gemm.epilogue, backend))
+    }
+
+    /// Records the partial GEMMs and the reduction.
+    pub(crate) fn record(
+        &self,
+        backend: &dyn Backend,
+        gemm: &ResolvedGemm,
+        buffers: &GemmBuffers<'_>,
+        split: SplitK,
+        target: Target<'_>,
+    ) -> Result<KernelInfo> {
+        // Everything about the user's buffers is checked against the real GEMM first.
+        let plan = BindingPlan::new(gemm, buffers, &self.limits)?;
+        let (m, n) = (gemm.gemm.m, gemm.gemm.n);
+        let elements = m as u64 * n as u64;
+        let groups = elements.div_ceil(REDUCE_WORKGROUP_SIZE as u64);
+        let grid_x = groups.min(self.limits.max_compute_workgroups_per_dimension as u64);
+        let grid = [grid_x as u32, groups.div_ceil(grid_x.max(1)) as u32, 1];
+        check_grid(grid, [self.limits.max_compute_workgroups_per_dimension; 3])?;
+        let scratch = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("coopgemm split-K partials"),
+            size: split.scratch_bytes(gemm),
+            usage: wgpu::BufferUsages::STORAGE,
+            mapped_at_creation: false,
+        });
+        let pipeline = self.pipeline(gemm.gemm.types)?;
+        let params = ReduceParams {
+            m,
+            n,
+            slices: split.partials(),
+            slice_stride: elements as u32,
+            c_first: plan.c.first_element,
+            c_row_stride: gemm.c.row_stride().min(u32::MAX as u64) as u32,
+            c_col_stride: gemm.c.col_stride().min(u32::MAX as u64) as u32,
+            alpha: gemm.gemm.alpha,
+            beta: gemm.gemm.beta,
+            bias_first: plan.bias.map_or(0, |bias| bias.first_element),
+            activation: gemm.gemm.epilogue.activation.shader_code(),
+            bias_axis: gemm.gemm.epilogue.bias_code(),
+        };
+        let params_buffer = self
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("coopgemm split-K params"),
+                contents: bytemuck::bytes_of(&params),
+                usage: wgpu::BufferUsages::UNIFORM,
+            });
+        let bind_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("coopgemm split-K reduce"),
+            layout: &pipeline.get_bind_group_layout(0),
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: params_buffer.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: scratch.as_entire_binding(),
+                },
+                plan.c.bind_group_entry(3, buffers.c),
+                match (buffers.bias, plan.bias) {
+                    (Some(bias), Some(range)) => range.bind_group_entry(4, bias),
+                    // Never read without a bias; the scratch stands in.
+                    _ => wgpu::BindGroupEntry {
+                        binding: 4,
+                        resource: scratch.as_entire_binding(),
+                    },
+                },
+            ],
+        });
+        let encode_reduce = |encoder: &mut wgpu::CommandEncoder| {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("coopgemm split-K reduce"),
+                timestamp_writes: None,
+            });
+            pass.set_pipeline(&pipeline);
+            pass.set_bind_group(0, &bind_group, &[]);
+            pass.dispatch_workgroups(grid[0], grid[1], grid[2]);
+        };
+        let partial_buffers = GemmBuffers::new(buffers.a, buffers.b, &scratch);
+        let mut partial = None;
+        match target {
+            Target::Encoder(encoder) => {
+                for part in split.partial_gemms(gemm) {
+                    partial = Some(backend.record(
+                        &part.resolve()?,
+                        &partial_buffers,
+                        Target::Encoder(&mut *encoder),
+                    )?);
+                }
+                encode_reduce(encoder);
+            }
+            Target::CommandBuffers(list) => {
+                for part in split.partial_gemms(gemm) {
+                    partial = Some(backend.record(
+                        &part.resolve()?,
+                        &partial_buffers,
+                        Target::CommandBuffers(&mut *list),
+                    )?);
+                }
+                let mut encoder =
+                    self.device
+                        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                            label: Some("coopgemm split-K reduce"),
+                        });
+                encode_reduce(&mut encoder);
+                list.push(encoder.finish());
+            }
+        }
+        log::debug!(
+            "split-K: {}x{}x{} as {} slices of {} (+{})",
+            m,
+            n,
+            gemm.gemm.k,
+            split.slices,
+            split.slice_k,
+            split.remainder
+        );
+        Ok(info(partial, split, &gemm.gemm.epilogue, backend))
+    }
+}
+
+fn info(
+    partial: Option<KernelInfo>,
+    split: SplitK,
+    epilogue: &Epilogue,
+    backend: &dyn Backend,
+) -> KernelInfo {
+    let config = partial.map_or_else(String::new, |info| info.config);
+    KernelInfo::new(
+        backend.kind(),
+        format!("{config}+splitk{}", split.partials()),
+        epilogue,
+    )
+}

@@ -68,3 +68,8 @@ pub use reference::{sample_values, Comparison, Reference};
 pub use selection::{BackendChoice, Selection, SelectionPolicy, COOPMAT_MIN_MULTIPLY_ADDS};
 pub use split_k::{SplitK, SplitKChoice, SPLIT_K_REDUCE_WGSL};
 pub use types::{DType, Element, GemmTypes};
+
+/// The README's Rust examples, compiled as doctests so they cannot go stale.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

@@ -2,6 +2,7 @@
 
 use std::sync::{Arc, Mutex};
 
+use crate::autotune::{AutotuneChoice, Tuner};
 use crate::backend::coopmat::CoopmatBackend;
 use crate::backend::simt::SimtBackend;
 use crate::backend::{Backend, BackendKind, KernelInfo, Target};
@@ -36,6 +37,9 @@ pub struct ContextOptions {
     /// Whether GEMMs with few output tiles and a long K are split along K
     /// (`COOPGEMM_SPLIT_K` in the environment overrides `Auto`).
     pub split_k: SplitKChoice,
+    /// Whether the first GEMM of each shape class times the candidate configurations and
+    /// keeps the fastest (`COOPGEMM_AUTOTUNE=0|1` overrides `Auto`; see [`AutotuneChoice`]).
+    pub autotune: AutotuneChoice,
     /// wgpu instance flags (debug labels, validation). The default is wgpu's build-dependent
     /// default adjusted by `WGPU_DEBUG` / `WGPU_VALIDATION`.
     pub instance_flags: wgpu::InstanceFlags,
@@ -52,6 +56,7 @@ impl Default for ContextOptions {
             backend: BackendChoice::Auto,
             enable_coopmat: true,
             split_k: SplitKChoice::Auto,
+            autotune: AutotuneChoice::Auto,
             instance_flags: wgpu::InstanceFlags::from_build_config().with_env(),
             disk_cache: crate::DiskCache::Default,
         }
@@ -117,6 +122,7 @@ struct Shared {
     simt: SimtBackend,
     coopmat: std::result::Result<CoopmatBackend, String>,
     split_kernels: SplitKernels,
+    tuner: Tuner,
     is_cpu: bool,
     /// Why the device was lost, once it is (only tracked on devices the context created:
     /// wgpu keeps one lost-callback per device, and a caller's device keeps the caller's).
@@ -288,6 +294,7 @@ impl Context {
         }
         let policy = SelectionPolicy::from_env(options.backend);
         let split_kernels = SplitKernels::new(&device);
+        let tuner = Tuner::new(options.autotune.enabled(is_cpu), store.as_ref());
         Context {
             shared: Arc::new(Shared {
                 adapter_info,
@@ -296,6 +303,7 @@ impl Context {
                 simt,
                 coopmat,
                 split_kernels,
+                tuner,
                 is_cpu,
                 lost,
             }),
@@ -369,13 +377,25 @@ impl Context {
         buffers: &GemmBuffers<'_>,
         target: Target<'_>,
     ) -> Result<KernelInfo> {
-        match self.split_for(backend, gemm) {
-            Some(split) => self
+        if let Some(split) = self.split_for(backend, gemm) {
+            return self
                 .shared
                 .split_kernels
-                .record(backend, gemm, buffers, split, target),
-            None => backend.record(gemm, buffers, target),
+                .record(backend, gemm, buffers, split, target);
         }
+        let tuned = self.tuned_config(backend, gemm)?;
+        backend.record_config(gemm, buffers, target, tuned.as_deref())
+    }
+
+    /// The autotuned configuration for `gemm` on `backend` (tuning it now if its class is
+    /// new), or `None` for the backend's heuristic.
+    fn tuned_config(&self, backend: &dyn Backend, gemm: &ResolvedGemm) -> Result<Option<String>> {
+        let shared = &self.shared;
+        let tuned = shared
+            .tuner
+            .config_for(&shared.device, &shared.queue, backend, gemm)?;
+        // A winner of the class that this GEMM cannot use (e.g. other panel width) is ignored.
+        Ok(tuned.filter(|name| backend.tuning_candidates(gemm).contains(name)))
     }
 
     /// How this handle picks backends.
@@ -459,7 +479,15 @@ impl Context {
         let backend = self.backend_by_kind(selection.backend)?;
         match self.split_for(backend, &resolved) {
             Some(split) => self.shared.split_kernels.prepare(backend, &resolved, split),
-            None => backend.prepare(&resolved),
+            None => match self.tuned_config(backend, &resolved)? {
+                // Tuning built every candidate, the winner included.
+                Some(name) => Ok(KernelInfo::new(
+                    backend.kind(),
+                    name,
+                    &resolved.gemm.epilogue,
+                )),
+                None => backend.prepare(&resolved),
+            },
         }
     }
 

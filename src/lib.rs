@@ -40,6 +40,7 @@
 //! ```
 #![warn(missing_docs)]
 
+mod autotune;
 pub mod backend;
 mod bindings;
 mod context;
@@ -55,6 +56,7 @@ mod split_k;
 mod types;
 pub mod vulkan;
 
+pub use autotune::{AutotuneChoice, MAX_TUNING_BYTES};
 pub use backend::{Backend, BackendKind, KernelInfo, Target};
 pub use bindings::{BindingPlan, BoundRange, GemmBuffers, MAX_ELEMENT_INDEX};
 pub use context::{BackendStatus, Context, ContextOptions, RecordedGemm, SubmittedGemm};

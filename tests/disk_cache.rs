@@ -168,3 +168,45 @@ fn the_cache_can_be_turned_off() {
     assert_eq!(DiskCache::Off.directory(), None);
     run_gemms(&context, 5);
 }
+
+/// Autotuning times the candidates of a new shape class once, uses the fastest, writes it to
+/// the cache directory, and a later context reads it back instead of tuning again.
+#[test]
+fn autotune_remembers_the_winner_across_contexts() {
+    let dir = temp_dir("autotune");
+    let options = || ContextOptions {
+        disk_cache: DiskCache::Dir(dir.clone()),
+        autotune: coopgemm::AutotuneChoice::On,
+        backend: BackendChoice::Force(BackendKind::Simt),
+        ..common::test_options()
+    };
+    let open = || {
+        pollster::block_on(Context::with_options(options()))
+            .expect("a GPU or CPU Vulkan adapter (install mesa-vulkan-drivers)")
+    };
+    // B in panels of 64 leaves three SIMT candidates (64 columns wide): few pipelines to build.
+    let gemm = Gemm::new(70, 100, 40).b(coopgemm::MatrixLayout {
+        order: coopgemm::Order::ColumnPanels { width: 64 },
+        ..Default::default()
+    });
+    let candidates = ["128x64x16-t8x8", "64x64x16-t8x8", "64x64x8-t4x4"];
+    let context = open();
+    let winner = context.prepare(&gemm).unwrap().config;
+    assert!(candidates.contains(&winner.as_str()), "{winner}");
+    common::check::<f32, f32>(&context, &gemm, 5).unwrap();
+    let tune_file = cache_files(&dir)
+        .into_iter()
+        .find(|(name, _)| name.ends_with(".tune.bin"))
+        .expect("a tuning file");
+    let contents = std::fs::read(dir.join(&tune_file.0)).unwrap();
+    assert!(
+        String::from_utf8_lossy(&contents).contains(&format!("\t{winner}")),
+        "{tune_file:?}"
+    );
+    drop(context);
+    let again = open();
+    assert_eq!(again.prepare(&gemm).unwrap().config, winner);
+    common::check::<f32, f32>(&again, &gemm, 6).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    common::assert_no_validation_errors();
+}

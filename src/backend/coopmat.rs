@@ -510,15 +510,48 @@ impl CoopmatBackend {
     /// 215 TFLOP/s against the KHR kernel's 178; `COOPGEMM_COOPMAT2=0` turns it off), the
     /// `VK_KHR_cooperative_matrix` kernel otherwise.
     pub fn plan(&self, gemm: &ResolvedGemm) -> std::result::Result<CoopmatPlan, String> {
-        if self.enabled.cooperative_matrix2 && !self.overrides.without_coopmat2 {
-            if let Some(config) = self.plan_workgroup_scope(gemm) {
-                return Ok(CoopmatPlan::WorkgroupScope(config));
-            }
-        }
-        self.plan_subgroup(gemm).map(CoopmatPlan::Subgroup)
+        let plans = self.plans(gemm)?;
+        // The largest tile that still gives the GPU enough workgroups to fill it; for small
+        // problems, the smallest tile (candidates are listed largest first).
+        let (m, n) = (gemm.gemm.m as u64, gemm.gemm.n as u64);
+        let workgroups = |plan: &CoopmatPlan| {
+            m.div_ceil(plan.block_m() as u64)
+                * n.div_ceil(plan.block_n() as u64)
+                * gemm.gemm.batch as u64
+        };
+        plans
+            .iter()
+            .find(|plan| workgroups(plan) >= MIN_WORKGROUPS)
+            .or(plans.last())
+            .copied()
+            .ok_or_else(|| "no configuration fits".to_string())
     }
 
-    fn plan_workgroup_scope(&self, gemm: &ResolvedGemm) -> Option<WorkgroupScopeConfig> {
+    /// Every configuration that can run `gemm` on the kernel `plan` would use (coopmat2
+    /// where usable, else the KHR kernel), largest tile first: the autotuner's candidates.
+    pub fn plans(&self, gemm: &ResolvedGemm) -> std::result::Result<Vec<CoopmatPlan>, String> {
+        if self.enabled.cooperative_matrix2 && !self.overrides.without_coopmat2 {
+            let plans = self.workgroup_scope_configs(gemm);
+            if !plans.is_empty() {
+                return Ok(plans.into_iter().map(CoopmatPlan::WorkgroupScope).collect());
+            }
+        }
+        Ok(self
+            .subgroup_configs(gemm)?
+            .into_iter()
+            .map(CoopmatPlan::Subgroup)
+            .collect())
+    }
+
+    fn workgroup_scope_configs(&self, gemm: &ResolvedGemm) -> Vec<WorkgroupScopeConfig> {
+        self.workgroup_scope_configs_or_none(gemm)
+            .unwrap_or_default()
+    }
+
+    fn workgroup_scope_configs_or_none(
+        &self,
+        gemm: &ResolvedGemm,
+    ) -> Option<Vec<WorkgroupScopeConfig>> {
         let types = gemm.gemm.types;
         let variant = WORKGROUP_SCOPE_VARIANTS
             .into_iter()
@@ -553,7 +586,11 @@ impl CoopmatBackend {
         let forced = self.overrides.workgroup_tile;
         let fitting: Vec<WorkgroupScopeConfig> = forced
             .into_iter()
-            .chain(WorkgroupScopeConfig::CANDIDATES)
+            .chain(
+                WorkgroupScopeConfig::CANDIDATES
+                    .into_iter()
+                    .filter(|tile| Some(*tile) != forced),
+            )
             .filter(|&(bm, bn, bk)| {
                 bm % shape.m_granularity == 0
                     && bn % shape.n_granularity == 0
@@ -569,18 +606,13 @@ impl CoopmatBackend {
                 workgroup_size: shape.workgroup_invocations,
             })
             .collect();
-        let (m, n) = (gemm.gemm.m as u64, gemm.gemm.n as u64);
-        let workgroups = |c: &WorkgroupScopeConfig| {
-            m.div_ceil(c.block_m as u64) * n.div_ceil(c.block_n as u64) * gemm.gemm.batch as u64
-        };
-        fitting
-            .iter()
-            .find(|c| workgroups(c) >= MIN_WORKGROUPS)
-            .or(fitting.last())
-            .copied()
+        Some(fitting)
     }
 
-    fn plan_subgroup(&self, gemm: &ResolvedGemm) -> std::result::Result<CoopmatConfig, String> {
+    fn subgroup_configs(
+        &self,
+        gemm: &ResolvedGemm,
+    ) -> std::result::Result<Vec<CoopmatConfig>, String> {
         let types = gemm.gemm.types;
         let variant = Self::variant(types)?;
         let shape = self.shape_for(types)?;
@@ -588,7 +620,6 @@ impl CoopmatBackend {
         let a_row_major = gemm.a.order == Order::RowMajor;
         let b_row_major = gemm.b.order != Order::ColumnMajor;
         let panel_width = gemm.b.order.panel_width();
-        let (m, n) = (gemm.gemm.m as u64, gemm.gemm.n as u64);
         let fits = |config: &CoopmatConfig| {
             config.workgroup_size() <= self.info.max_workgroup_invocations
                 && config.shared_memory_bytes(a_row_major, b_row_major)
@@ -597,7 +628,11 @@ impl CoopmatBackend {
         let forced = self.overrides.tiling;
         let fitting: Vec<CoopmatConfig> = forced
             .into_iter()
-            .chain(CoopmatTiling::CANDIDATES)
+            .chain(
+                CoopmatTiling::CANDIDATES
+                    .into_iter()
+                    .filter(|tiling| Some(*tiling) != forced),
+            )
             .map(|tiling| CoopmatConfig {
                 variant,
                 shape,
@@ -607,25 +642,16 @@ impl CoopmatBackend {
             .filter(fits)
             .filter(|config| panel_width.is_none_or(|w| config.block_n() == w))
             .collect();
-        // The largest tile that still gives the GPU enough workgroups to fill it; for small
-        // problems, the smallest tile.
-        let workgroups = |config: &CoopmatConfig| {
-            m.div_ceil(config.block_m() as u64)
-                * n.div_ceil(config.block_n() as u64)
-                * gemm.gemm.batch as u64
-        };
-        fitting
-            .iter()
-            .find(|config| workgroups(config) >= MIN_WORKGROUPS)
-            .or(fitting.last())
-            .copied()
-            .ok_or_else(|| match panel_width {
+        if fitting.is_empty() {
+            return Err(match panel_width {
                 Some(w) => format!("no cooperative-matrix tiling is {w} columns wide (B's panels)"),
                 None => format!(
                     "no tiling fits {} bytes of shared memory",
                     self.info.shared_memory_bytes
                 ),
-            })
+            });
+        }
+        Ok(fitting)
     }
 
     fn pipeline_key(&self, plan: &CoopmatPlan, gemm: &ResolvedGemm) -> PipelineKey {
@@ -671,11 +697,25 @@ impl CoopmatBackend {
         }
     }
 
-    fn build(&self, gemm: &ResolvedGemm) -> Result<(CoopmatPlan, ash::vk::Pipeline)> {
-        let config = self.plan(gemm).map_err(|reason| Error::Unsupported {
+    /// The plan (the named one, or the heuristic's) and its pipeline.
+    fn build(
+        &self,
+        gemm: &ResolvedGemm,
+        config_name: Option<&str>,
+    ) -> Result<(CoopmatPlan, ash::vk::Pipeline)> {
+        let unsupported = |reason| Error::Unsupported {
             backend: BackendKind::Coopmat,
             reason,
-        })?;
+        };
+        let config = match config_name {
+            None => self.plan(gemm).map_err(unsupported)?,
+            Some(name) => self
+                .plans(gemm)
+                .map_err(unsupported)?
+                .into_iter()
+                .find(|plan| plan.name() == name)
+                .ok_or_else(|| unsupported(format!("no configuration {name} for this GEMM")))?,
+        };
         let key = self.pipeline_key(&config, gemm);
         let pipeline = self.kernels.pipeline(&key, config.variant().spirv)?;
         Ok((config, pipeline))
@@ -716,12 +756,18 @@ impl Backend for CoopmatBackend {
     }
 
     fn prepare(&self, gemm: &ResolvedGemm) -> Result<KernelInfo> {
-        let (config, _) = self.build(gemm)?;
+        let (config, _) = self.build(gemm, None)?;
         Ok(KernelInfo::new(
             BackendKind::Coopmat,
             config.name(),
             &gemm.gemm.epilogue,
         ))
+    }
+
+    fn tuning_candidates(&self, gemm: &ResolvedGemm) -> Vec<String> {
+        self.plans(gemm)
+            .map(|plans| plans.iter().map(CoopmatPlan::name).collect())
+            .unwrap_or_default()
     }
 
     fn record(
@@ -730,6 +776,16 @@ impl Backend for CoopmatBackend {
         buffers: &GemmBuffers<'_>,
         target: Target<'_>,
     ) -> Result<KernelInfo> {
+        self.record_config(gemm, buffers, target, None)
+    }
+
+    fn record_config(
+        &self,
+        gemm: &ResolvedGemm,
+        buffers: &GemmBuffers<'_>,
+        target: Target<'_>,
+        config_name: Option<&str>,
+    ) -> Result<KernelInfo> {
         let Target::CommandBuffers(list) = target else {
             return Err(Error::Unsupported {
                 backend: BackendKind::Coopmat,
@@ -737,7 +793,7 @@ impl Backend for CoopmatBackend {
             });
         };
         let plan = BindingPlan::new(gemm, buffers, &self.storage_limits)?;
-        let (config, pipeline) = self.build(gemm)?;
+        let (config, pipeline) = self.build(gemm, config_name)?;
         let info = KernelInfo::new(BackendKind::Coopmat, config.name(), &gemm.gemm.epilogue);
         let grid = [
             gemm.gemm.n.div_ceil(config.block_n()),

@@ -118,6 +118,20 @@ pub trait Backend: Send + Sync + fmt::Debug {
         buffers: &GemmBuffers<'_>,
         target: Target<'_>,
     ) -> Result<KernelInfo>;
+
+    /// Names of the configurations that can run this description, for the autotuner to time
+    /// ([`KernelInfo::config`] without the epilogue suffix).
+    fn tuning_candidates(&self, gemm: &ResolvedGemm) -> Vec<String>;
+
+    /// Records the GEMM with the named configuration (one of
+    /// [`Backend::tuning_candidates`]), or the backend's own choice for `None`.
+    fn record_config(
+        &self,
+        gemm: &ResolvedGemm,
+        buffers: &GemmBuffers<'_>,
+        target: Target<'_>,
+        config_name: Option<&str>,
+    ) -> Result<KernelInfo>;
 }
 
 /// Checks a dispatch grid (workgroups along x, y, z) against per-dimension limits.

@@ -527,11 +527,32 @@ impl SimtBackend {
         Ok(module)
     }
 
-    fn key(&self, gemm: &ResolvedGemm) -> Result<PipelineKey> {
-        let config = self.choose_config(gemm).ok_or_else(|| Error::Unsupported {
+    /// Configurations that can run `gemm` here (limits and B's panel width).
+    fn usable_configs(&self, gemm: &ResolvedGemm) -> Vec<SimtConfig> {
+        let panel_width = gemm.b.order.panel_width();
+        SimtConfig::ALL
+            .into_iter()
+            .filter(|config| {
+                config.check(&self.limits).is_ok() && panel_width.is_none_or(|w| config.tile_n == w)
+            })
+            .collect()
+    }
+
+    fn key(&self, gemm: &ResolvedGemm, config_name: Option<&str>) -> Result<PipelineKey> {
+        let unsupported = |reason| Error::Unsupported {
             backend: BackendKind::Simt,
-            reason: self.no_config_reason(gemm),
-        })?;
+            reason,
+        };
+        let config = match config_name {
+            None => self
+                .choose_config(gemm)
+                .ok_or_else(|| unsupported(self.no_config_reason(gemm)))?,
+            Some(name) => self
+                .usable_configs(gemm)
+                .into_iter()
+                .find(|config| config.name == name)
+                .ok_or_else(|| unsupported(format!("no configuration {name} for this GEMM")))?,
+        };
         Ok(PipelineKey {
             config,
             types: gemm.gemm.types,
@@ -554,9 +575,10 @@ impl SimtBackend {
         encoder: &mut wgpu::CommandEncoder,
         gemm: &ResolvedGemm,
         buffers: &GemmBuffers<'_>,
+        config_name: Option<&str>,
     ) -> Result<KernelInfo> {
         let plan = BindingPlan::new(gemm, buffers, &self.limits)?;
-        let key = self.key(gemm)?;
+        let key = self.key(gemm, config_name)?;
         let config = key.config;
         let grid = [
             gemm.gemm.n.div_ceil(config.tile_n),
@@ -641,7 +663,7 @@ impl Backend for SimtBackend {
     }
 
     fn prepare(&self, gemm: &ResolvedGemm) -> Result<KernelInfo> {
-        let key = self.key(gemm)?;
+        let key = self.key(gemm, None)?;
         self.pipeline(key)?;
         Ok(KernelInfo::new(
             BackendKind::Simt,
@@ -656,15 +678,32 @@ impl Backend for SimtBackend {
         buffers: &GemmBuffers<'_>,
         target: Target<'_>,
     ) -> Result<KernelInfo> {
+        self.record_config(gemm, buffers, target, None)
+    }
+
+    fn tuning_candidates(&self, gemm: &ResolvedGemm) -> Vec<String> {
+        self.usable_configs(gemm)
+            .iter()
+            .map(|config| config.name.to_string())
+            .collect()
+    }
+
+    fn record_config(
+        &self,
+        gemm: &ResolvedGemm,
+        buffers: &GemmBuffers<'_>,
+        target: Target<'_>,
+        config_name: Option<&str>,
+    ) -> Result<KernelInfo> {
         match target {
-            Target::Encoder(encoder) => self.encode(encoder, gemm, buffers),
+            Target::Encoder(encoder) => self.encode(encoder, gemm, buffers, config_name),
             Target::CommandBuffers(list) => {
                 let mut encoder =
                     self.device
                         .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                             label: Some("coopgemm simt"),
                         });
-                let info = self.encode(&mut encoder, gemm, buffers)?;
+                let info = self.encode(&mut encoder, gemm, buffers, config_name)?;
                 list.push(encoder.finish());
                 Ok(info)
             }

@@ -1,0 +1,248 @@
+//! Autotuning: the first GEMM of each shape class times every configuration its backend can
+//! run it with, and the fastest is used from then on, in this process and (through the disk
+//! cache directory) in later ones.
+//!
+//! - Shape class: backend, types, each of m, n, k rounded up to a power of two, whether it is
+//!   batched, the three operand orders, and whether an epilogue runs. GEMMs of one class
+//!   share a winner.
+//! - Timing: on scratch buffers of the GEMM's own shape and layouts (the caller's buffers
+//!   are never touched), one warm-up run per candidate, then the best of three runs, each
+//!   timed from submission to completion. Descriptions whose scratch would exceed
+//!   [`MAX_TUNING_BYTES`] keep the heuristic choice.
+//! - Where: `<cache dir>/<adapter key>.tune.bin`, one `class<TAB>config` line per class
+//!   (see [`DiskCache`](crate::DiskCache)); off with the disk cache, in memory only.
+//! - Switch: [`AutotuneChoice`] in [`ContextOptions`](crate::ContextOptions), or
+//!   `COOPGEMM_AUTOTUNE=0|1`. `Auto` tunes on GPUs and not on CPU drivers, where building
+//!   every candidate pipeline takes seconds each.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::Instant;
+
+use crate::backend::{Backend, Target};
+use crate::bindings::GemmBuffers;
+use crate::disk_cache::{CacheFile, CacheStore};
+use crate::error::Result;
+use crate::problem::{Order, ResolvedGemm};
+
+/// Scratch bytes (A, B, C and bias together) above which a class is not tuned.
+pub const MAX_TUNING_BYTES: u64 = 512 << 20;
+
+/// Whether GEMMs are autotuned on first use of their shape class.
+///
+/// ```
+/// use coopgemm::AutotuneChoice;
+/// assert_eq!(AutotuneChoice::default(), AutotuneChoice::Auto);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AutotuneChoice {
+    /// Tune on GPUs, not on CPU drivers (`COOPGEMM_AUTOTUNE=0|1` overrides it).
+    #[default]
+    Auto,
+    /// Always tune.
+    On,
+    /// Never tune: the backends' heuristics choose.
+    Off,
+}
+
+impl AutotuneChoice {
+    /// Whether tuning is on for an adapter (`is_cpu`: a CPU driver), environment included.
+    pub(crate) fn enabled(self, is_cpu: bool) -> bool {
+        match self {
+            AutotuneChoice::On => true,
+            AutotuneChoice::Off => false,
+            AutotuneChoice::Auto => match std::env::var("COOPGEMM_AUTOTUNE").as_deref() {
+                Ok("0") => false,
+                Ok("1") => true,
+                _ => !is_cpu,
+            },
+        }
+    }
+}
+
+/// The winners so far, and the file they are kept in.
+#[derive(Debug)]
+pub(crate) struct Tuner {
+    enabled: bool,
+    winners: Mutex<HashMap<String, String>>,
+    file: Option<CacheFile>,
+}
+
+fn order_letter(order: Order) -> char {
+    match order {
+        Order::RowMajor => 'r',
+        Order::ColumnMajor => 'c',
+        Order::ColumnPanels { .. } => 'p',
+    }
+}
+
+impl Tuner {
+    pub(crate) fn new(enabled: bool, store: Option<&CacheStore>) -> Tuner {
+        let file = store.map(|store| store.file("tune"));
+        let mut winners = HashMap::new();
+        if enabled {
+            if let Some(payload) = file.as_ref().and_then(CacheFile::load) {
+                for line in String::from_utf8_lossy(&payload).lines() {
+                    if let Some((class, config)) = line.split_once('\t') {
+                        winners.insert(class.to_string(), config.to_string());
+                    }
+                }
+            }
+        }
+        Tuner {
+            enabled,
+            winners: Mutex::new(winners),
+            file,
+        }
+    }
+
+    /// The class `gemm` belongs to on `backend`.
+    pub(crate) fn class(backend: &dyn Backend, gemm: &ResolvedGemm) -> String {
+        let g = &gemm.gemm;
+        let bucket = |value: u32| value.max(16).next_power_of_two();
+        format!(
+            "{}|{}|{}x{}x{}|{}|{}{}{}|{}",
+            backend.kind(),
+            g.types.short_name(),
+            bucket(g.m),
+            bucket(g.n),
+            bucket(g.k),
+            if g.batch > 1 { "batched" } else { "single" },
+            order_letter(gemm.a.order),
+            order_letter(gemm.b.order),
+            order_letter(gemm.c.order),
+            if g.epilogue.is_identity() {
+                "plain"
+            } else {
+                "epilogue"
+            },
+        )
+    }
+
+    /// The configuration to run `gemm` with on `backend`: a remembered winner, a new one
+    /// (timed now), or `None` for the backend's own choice.
+    pub(crate) fn config_for(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        backend: &dyn Backend,
+        gemm: &ResolvedGemm,
+    ) -> Result<Option<String>> {
+        if !self.enabled || gemm.is_empty() {
+            return Ok(None);
+        }
+        let class = Tuner::class(backend, gemm);
+        if let Some(winner) = self
+            .winners
+            .lock()
+            .ok()
+            .and_then(|w| w.get(&class).cloned())
+        {
+            return Ok(Some(winner));
+        }
+        let candidates = backend.tuning_candidates(gemm);
+        if candidates.len() < 2 {
+            return Ok(None);
+        }
+        let Some(timings) = time_candidates(device, queue, backend, gemm, &candidates)? else {
+            return Ok(None);
+        };
+        let Some((winner, seconds)) = timings.iter().min_by(|a, b| a.1.total_cmp(&b.1)).cloned()
+        else {
+            return Ok(None);
+        };
+        log::info!(
+            "autotune {class}: {winner} ({:.3} ms; {})",
+            seconds * 1e3,
+            timings
+                .iter()
+                .map(|(name, s)| format!("{name} {:.3} ms", s * 1e3))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        if let Ok(mut winners) = self.winners.lock() {
+            winners.insert(class, winner.clone());
+            if let Some(file) = &self.file {
+                let mut lines: Vec<String> = winners
+                    .iter()
+                    .map(|(class, config)| format!("{class}\t{config}"))
+                    .collect();
+                lines.sort();
+                file.save(lines.join("\n").as_bytes());
+            }
+        }
+        Ok(Some(winner))
+    }
+}
+
+/// Seconds per run of each candidate on scratch buffers, or `None` when the scratch would be
+/// too large. A candidate that fails to record is skipped.
+fn time_candidates(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    backend: &dyn Backend,
+    gemm: &ResolvedGemm,
+    candidates: &[String],
+) -> Result<Option<Vec<(String, f64)>>> {
+    let types = gemm.gemm.types;
+    let bytes =
+        |elements: u64, element_bytes: u64| (elements * element_bytes).div_ceil(4).max(1) * 4;
+    let sizes = [
+        bytes(gemm.a.required_elements(), types.input.size_bytes()),
+        bytes(gemm.b.required_elements(), types.input.size_bytes()),
+        bytes(gemm.c.required_elements(), types.output.size_bytes()),
+        bytes(gemm.bias.map_or(1, |bias| bias.end_index()), 4),
+    ];
+    let limit = device.limits();
+    if sizes.iter().sum::<u64>() > MAX_TUNING_BYTES
+        || sizes.iter().any(|&size| size > limit.max_buffer_size)
+    {
+        return Ok(None);
+    }
+    let scratch: Vec<wgpu::Buffer> = sizes
+        .iter()
+        .map(|&size| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("coopgemm autotune scratch"),
+                size,
+                usage: wgpu::BufferUsages::STORAGE,
+                mapped_at_creation: false,
+            })
+        })
+        .collect();
+    let mut buffers = GemmBuffers::new(&scratch[0], &scratch[1], &scratch[2]);
+    if gemm.bias.is_some() {
+        buffers.bias = Some(&scratch[3]);
+    }
+    let run = |name: &str, times: usize| -> Result<f64> {
+        let started = Instant::now();
+        for _ in 0..times {
+            let mut list = Vec::new();
+            backend.record_config(
+                gemm,
+                &buffers,
+                Target::CommandBuffers(&mut list),
+                Some(name),
+            )?;
+            queue.submit(list);
+        }
+        device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| crate::Error::Device(e.to_string()))?;
+        Ok(started.elapsed().as_secs_f64() / times as f64)
+    };
+    let mut timings = Vec::new();
+    for name in candidates {
+        // Warm-up (builds the pipeline), then the best of three.
+        if let Err(error) = run(name, 1) {
+            log::debug!("autotune: {name} skipped ({error})");
+            continue;
+        }
+        let mut best = f64::INFINITY;
+        for _ in 0..3 {
+            best = best.min(run(name, 1)?);
+        }
+        timings.push((name.clone(), best));
+    }
+    Ok(Some(timings))
+}

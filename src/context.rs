@@ -479,15 +479,10 @@ impl Context {
         let backend = self.backend_by_kind(selection.backend)?;
         match self.split_for(backend, &resolved) {
             Some(split) => self.shared.split_kernels.prepare(backend, &resolved, split),
-            None => match self.tuned_config(backend, &resolved)? {
-                // Tuning built every candidate, the winner included.
-                Some(name) => Ok(KernelInfo::new(
-                    backend.kind(),
-                    name,
-                    &resolved.gemm.epilogue,
-                )),
-                None => backend.prepare(&resolved),
-            },
+            None => {
+                let tuned = self.tuned_config(backend, &resolved)?;
+                backend.prepare(&resolved, tuned.as_deref())
+            }
         }
     }
 

@@ -755,8 +755,8 @@ impl Backend for CoopmatBackend {
             .map(|plan| (plan.block_m(), plan.block_n()))
     }
 
-    fn prepare(&self, gemm: &ResolvedGemm) -> Result<KernelInfo> {
-        let (config, _) = self.build(gemm, None)?;
+    fn prepare(&self, gemm: &ResolvedGemm, config_name: Option<&str>) -> Result<KernelInfo> {
+        let (config, _) = self.build(gemm, config_name)?;
         Ok(KernelInfo::new(
             BackendKind::Coopmat,
             config.name(),

@@ -109,7 +109,8 @@ pub trait Backend: Send + Sync + fmt::Debug {
     fn tile(&self, gemm: &ResolvedGemm) -> Option<(u32, u32)>;
 
     /// Builds (or finds in the cache) the kernel for this description and says which it is.
-    fn prepare(&self, gemm: &ResolvedGemm) -> Result<KernelInfo>;
+    /// `config_name` picks one of [`Backend::tuning_candidates`] instead of the heuristic.
+    fn prepare(&self, gemm: &ResolvedGemm, config_name: Option<&str>) -> Result<KernelInfo>;
 
     /// Records the GEMM.
     fn record(

@@ -662,8 +662,8 @@ impl Backend for SimtBackend {
             .map(|config| (config.tile_m, config.tile_n))
     }
 
-    fn prepare(&self, gemm: &ResolvedGemm) -> Result<KernelInfo> {
-        let key = self.key(gemm, None)?;
+    fn prepare(&self, gemm: &ResolvedGemm, config_name: Option<&str>) -> Result<KernelInfo> {
+        let key = self.key(gemm, config_name)?;
         self.pipeline(key)?;
         Ok(KernelInfo::new(
             BackendKind::Simt,

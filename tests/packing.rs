@@ -8,7 +8,7 @@ use coopgemm::{
     BiasAxis, Element, Gemm, GemmBuffers, GemmTypes, MatrixLayout, Order, PackedB, Reference,
 };
 
-use common::{assert_no_validation_errors, backends_for, Rng};
+use common::{backends_for, Rng};
 
 fn layouts(k: u32, n: u32, batch: u32) -> Vec<MatrixLayout> {
     let mut layouts = vec![
@@ -158,14 +158,7 @@ fn packed_b_matches_unpacked_on_every_backend() {
             eprintln!("{types}: packed B on {kind}");
         }
     }
-    assert!(ran > 0);
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
-    assert_no_validation_errors();
+    common::assert_all_passed(ran, &failures);
 }
 
 /// A packed B only fits kernels of its panel width; a GEMM whose B is already packed cannot be

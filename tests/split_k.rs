@@ -6,7 +6,7 @@ mod common;
 
 use coopgemm::{Activation, BiasAxis, Gemm, GemmTypes, MatrixLayout, SplitKChoice};
 
-use common::{assert_no_validation_errors, backends_for, check_any};
+use common::{backends_for, check_any};
 
 #[test]
 fn split_k_matches_the_reference_on_every_backend() {
@@ -61,14 +61,7 @@ fn split_k_matches_the_reference_on_every_backend() {
             eprintln!("{types}: split-K on {kind}");
         }
     }
-    assert!(ran > 0);
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
-    assert_no_validation_errors();
+    common::assert_all_passed(ran, &failures);
 }
 
 /// Batched GEMMs, integer types and f16 sums are never split; Off never splits.

@@ -222,3 +222,16 @@ pub fn install_logger() {
     let _ = log::set_boxed_logger(Box::new(TestLogger))
         .map(|()| log::set_max_level(log::LevelFilter::Warn));
 }
+
+/// Ends a test that ran `ran` cases and collected `failures`: at least one case must have
+/// run, none may have failed, and the validation layer must have stayed silent.
+pub fn assert_all_passed(ran: usize, failures: &[String]) {
+    assert!(ran > 0, "no case ran");
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert_no_validation_errors();
+}

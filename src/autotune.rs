@@ -3,8 +3,8 @@
 //! cache directory) in later ones.
 //!
 //! - Shape class: backend, types, each of m, n, k rounded up to a power of two, whether it is
-//!   batched, the three operand orders, and whether an epilogue runs. GEMMs of one class
-//!   share a winner.
+//!   batched, the three operand orders (with B's panel width), and whether an epilogue runs.
+//!   GEMMs of one class share a winner.
 //! - Timing: on scratch buffers of the GEMM's own shape and layouts (the caller's buffers
 //!   are never touched), one warm-up run per candidate, then three rounds over all candidates,
 //!   each timing ~2 ms of back-to-back runs from submission to completion; the best round
@@ -70,15 +70,26 @@ impl AutotuneChoice {
 #[derive(Debug)]
 pub(crate) struct Tuner {
     enabled: bool,
-    winners: Mutex<HashMap<String, String>>,
+    winners: Mutex<HashMap<String, Winner>>,
     file: Option<CacheFile>,
 }
 
-fn order_letter(order: Order) -> char {
+/// The fastest configuration of one class.
+#[derive(Debug, Clone)]
+struct Winner {
+    config: String,
+    /// Whether this process has seen `config` among the class's candidates. Winners read from
+    /// disk may come from a process with other overrides (`COOPGEMM_COOPMAT2=0`, forced
+    /// tiles) and are checked once, on first use; the class pins down everything else the
+    /// candidates depend on, so one check serves every GEMM of the class.
+    checked: bool,
+}
+
+fn order_name(order: Order) -> String {
     match order {
-        Order::RowMajor => 'r',
-        Order::ColumnMajor => 'c',
-        Order::ColumnPanels { .. } => 'p',
+        Order::RowMajor => "r".into(),
+        Order::ColumnMajor => "c".into(),
+        Order::ColumnPanels { width } => format!("p{width}"),
     }
 }
 
@@ -90,7 +101,14 @@ impl Tuner {
             if let Some(payload) = file.as_ref().and_then(CacheFile::load) {
                 for line in String::from_utf8_lossy(&payload).lines() {
                     if let Some((class, config)) = line.split_once('\t') {
-                        winners.insert(class.to_string(), config.to_string());
+                        let config = config.to_string();
+                        winners.insert(
+                            class.to_string(),
+                            Winner {
+                                config,
+                                checked: false,
+                            },
+                        );
                     }
                 }
             }
@@ -114,9 +132,9 @@ impl Tuner {
             bucket(g.n),
             bucket(g.k),
             if g.batch > 1 { "batched" } else { "single" },
-            order_letter(gemm.a.order),
-            order_letter(gemm.b.order),
-            order_letter(gemm.c.order),
+            order_name(gemm.a.order),
+            order_name(gemm.b.order),
+            order_name(gemm.c.order),
             if g.epilogue.is_identity() {
                 "plain"
             } else {
@@ -138,15 +156,36 @@ impl Tuner {
             return Ok(None);
         }
         let class = Tuner::class(backend, gemm);
-        if let Some(winner) = self
+        let known = self
             .winners
             .lock()
             .ok()
-            .and_then(|w| w.get(&class).cloned())
+            .and_then(|w| w.get(&class).cloned());
+        if let Some(Winner {
+            config,
+            checked: true,
+        }) = known
         {
-            return Ok(Some(winner));
+            return Ok(Some(config));
         }
         let candidates = backend.tuning_candidates(gemm);
+        if let Some(Winner { config, .. }) = known {
+            if candidates.contains(&config) {
+                if let Ok(mut winners) = self.winners.lock() {
+                    winners.insert(
+                        class,
+                        Winner {
+                            config: config.clone(),
+                            checked: true,
+                        },
+                    );
+                }
+                return Ok(Some(config));
+            }
+            log::debug!(
+                "autotune {class}: saved winner {config} does not apply here; tuning again"
+            );
+        }
         if candidates.len() < 2 {
             return Ok(None);
         }
@@ -167,11 +206,17 @@ impl Tuner {
                 .join(", ")
         );
         if let Ok(mut winners) = self.winners.lock() {
-            winners.insert(class, winner.clone());
+            winners.insert(
+                class,
+                Winner {
+                    config: winner.clone(),
+                    checked: true,
+                },
+            );
             if let Some(file) = &self.file {
                 let mut lines: Vec<String> = winners
                     .iter()
-                    .map(|(class, config)| format!("{class}\t{config}"))
+                    .map(|(class, winner)| format!("{class}\t{}", winner.config))
                     .collect();
                 lines.sort();
                 file.save(lines.join("\n").as_bytes());

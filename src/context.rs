@@ -8,6 +8,7 @@ use crate::backend::simt::SimtBackend;
 use crate::backend::{Backend, BackendKind, KernelInfo, Target};
 use crate::bindings::GemmBuffers;
 use crate::error::{Error, Result};
+use crate::packing::PackKernel;
 use crate::problem::{Gemm, ResolvedGemm};
 use crate::selection::{BackendChoice, Selection, SelectionPolicy};
 use crate::split_k::{SplitK, SplitKChoice, SplitKernels};
@@ -122,6 +123,7 @@ struct Shared {
     simt: SimtBackend,
     coopmat: std::result::Result<CoopmatBackend, String>,
     split_kernels: SplitKernels,
+    pack_kernel: PackKernel,
     tuner: Tuner,
     is_cpu: bool,
     /// Why the device was lost, once it is (only tracked on devices the context created:
@@ -303,6 +305,7 @@ impl Context {
                 simt,
                 coopmat,
                 split_kernels,
+                pack_kernel: PackKernel::default(),
                 tuner,
                 is_cpu,
                 lost,
@@ -353,10 +356,10 @@ impl Context {
 
     /// The split-K plan `backend` would use for `gemm` on this handle, if any.
     fn split_for(&self, backend: &dyn Backend, gemm: &ResolvedGemm) -> Option<SplitK> {
-        let tile = backend.tile(gemm)?;
         let limit = self.shared.device.limits().max_storage_buffer_binding_size;
         // Automatic splits only where measured to pay: SIMT on a GPU (see SplitKChoice::Auto).
         let auto_allowed = !self.shared.is_cpu && backend.kind() == BackendKind::Simt;
+        let tile = || backend.tile(gemm);
         let split = SplitK::choose(gemm, tile, self.split_k, auto_allowed, limit)?;
         // The partial GEMMs must run on the same backend.
         split
@@ -391,11 +394,9 @@ impl Context {
     /// new), or `None` for the backend's heuristic.
     fn tuned_config(&self, backend: &dyn Backend, gemm: &ResolvedGemm) -> Result<Option<String>> {
         let shared = &self.shared;
-        let tuned = shared
+        shared
             .tuner
-            .config_for(&shared.device, &shared.queue, backend, gemm)?;
-        // A winner of the class that this GEMM cannot use (e.g. other panel width) is ignored.
-        Ok(tuned.filter(|name| backend.tuning_candidates(gemm).contains(name)))
+            .config_for(&shared.device, &shared.queue, backend, gemm)
     }
 
     /// How this handle picks backends.
@@ -452,6 +453,11 @@ impl Context {
                 .map(|b| b as &dyn Backend)
                 .map_err(Clone::clone),
         }
+    }
+
+    /// The packing pipeline of this context's device ([`Context::pack_b`]).
+    pub(crate) fn pack_kernel(&self) -> &PackKernel {
+        &self.shared.pack_kernel
     }
 
     /// The backend of this kind, or [`Error::Unsupported`] saying why it is unavailable.

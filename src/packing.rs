@@ -7,6 +7,8 @@
 //! with zeros to the full panel width, so no load needs an N bound. The packing runs on the
 //! GPU (`wgsl/pack_b.wgsl`), on every backend.
 
+use std::sync::OnceLock;
+
 use bytemuck::{Pod, Zeroable};
 use wgpu::util::DeviceExt;
 
@@ -69,6 +71,31 @@ impl PackedB {
     /// Rows (k) and columns (n) of the packed matrix.
     pub fn shape(&self) -> (u32, u32) {
         (self.k, self.n)
+    }
+}
+
+/// The packing pipeline of one device, built on the first [`Context::pack_b`].
+#[derive(Debug, Default)]
+pub(crate) struct PackKernel {
+    pipeline: OnceLock<wgpu::ComputePipeline>,
+}
+
+impl PackKernel {
+    fn pipeline(&self, device: &wgpu::Device) -> &wgpu::ComputePipeline {
+        self.pipeline.get_or_init(|| {
+            let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some("coopgemm pack B"),
+                source: wgpu::ShaderSource::Wgsl(PACK_B_WGSL.into()),
+            });
+            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some("coopgemm pack B"),
+                layout: None,
+                module: &module,
+                entry_point: Some("main"),
+                compilation_options: Default::default(),
+                cache: None,
+            })
+        })
     }
 }
 
@@ -175,24 +202,14 @@ impl Context {
                 limit: limits.max_storage_buffer_binding_size,
             });
         }
-        let groups = words_per_batch.div_ceil(PACK_WORKGROUP_SIZE);
-        let grid_x = groups.min(limits.max_compute_workgroups_per_dimension);
-        let grid = [grid_x, groups.div_ceil(grid_x.max(1)), batches];
-        crate::backend::check_grid(grid, [limits.max_compute_workgroups_per_dimension; 3])?;
+        let grid = crate::backend::flat_grid(
+            words_per_batch.div_ceil(PACK_WORKGROUP_SIZE) as u64,
+            batches,
+            &limits,
+        )?;
         self.scoped(|| {
             let device = self.device();
-            let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some("coopgemm pack B"),
-                source: wgpu::ShaderSource::Wgsl(PACK_B_WGSL.into()),
-            });
-            let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some("coopgemm pack B"),
-                layout: None,
-                module: &module,
-                entry_point: Some("main"),
-                compilation_options: Default::default(),
-                cache: None,
-            });
+            let pipeline = self.pack_kernel().pipeline(device);
             let params_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some("coopgemm pack B params"),
                 contents: bytemuck::bytes_of(&params),
@@ -221,7 +238,7 @@ impl Context {
                     label: Some("coopgemm pack B"),
                     timestamp_writes: None,
                 });
-                pass.set_pipeline(&pipeline);
+                pass.set_pipeline(pipeline);
                 pass.set_bind_group(0, &bind_group, &[]);
                 pass.dispatch_workgroups(grid[0], grid[1], grid[2]);
             }

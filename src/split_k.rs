@@ -17,7 +17,7 @@ use bytemuck::{Pod, Zeroable};
 use wgpu::util::DeviceExt;
 
 use crate::backend::simt::output_snippets;
-use crate::backend::{check_grid, Backend, KernelInfo, Target};
+use crate::backend::{flat_grid, Backend, KernelInfo, Target};
 use crate::bindings::{BindingPlan, GemmBuffers};
 use crate::epilogue::Epilogue;
 use crate::error::{Error, Result};
@@ -92,10 +92,11 @@ pub struct SplitK {
 }
 
 impl SplitK {
-    /// The split for `gemm` whose kernel tile is `tile` (rows, columns), if any.
+    /// The split for `gemm` whose kernel tile (rows, columns) `tile` gives, if any. `tile` is
+    /// only asked once a split is possible: it plans the kernel, and most GEMMs never split.
     pub(crate) fn choose(
         gemm: &ResolvedGemm,
-        tile: (u32, u32),
+        tile: impl FnOnce() -> Option<(u32, u32)>,
         choice: SplitKChoice,
         auto_allowed: bool,
         max_binding_bytes: u64,
@@ -105,13 +106,14 @@ impl SplitK {
         if g.batch != 1 || gemm.is_empty() || g.types.accumulate != DType::F32 || g.k < 2 {
             return None;
         }
+        if choice == SplitKChoice::Off || (choice == SplitKChoice::Auto && !auto_allowed) {
+            return None;
+        }
+        let tile = tile()?;
         let slices = match choice {
             SplitKChoice::Off => return None,
             SplitKChoice::Slices(slices) => slices.min(g.k),
             SplitKChoice::Auto => {
-                if !auto_allowed {
-                    return None;
-                }
                 let tiles =
                     (g.m.div_ceil(tile.0.max(1)) as u64) * (g.n.div_ceil(tile.1.max(1)) as u64);
                 if tiles * 2 > TARGET_WORKGROUPS {
@@ -302,10 +304,11 @@ impl SplitKernels {
         let plan = BindingPlan::new(gemm, buffers, &self.limits)?;
         let (m, n) = (gemm.gemm.m, gemm.gemm.n);
         let elements = m as u64 * n as u64;
-        let groups = elements.div_ceil(REDUCE_WORKGROUP_SIZE as u64);
-        let grid_x = groups.min(self.limits.max_compute_workgroups_per_dimension as u64);
-        let grid = [grid_x as u32, groups.div_ceil(grid_x.max(1)) as u32, 1];
-        check_grid(grid, [self.limits.max_compute_workgroups_per_dimension; 3])?;
+        let grid = flat_grid(
+            elements.div_ceil(REDUCE_WORKGROUP_SIZE as u64),
+            1,
+            &self.limits,
+        )?;
         let scratch = self.scratch(split.scratch_bytes(gemm))?;
         let pipeline = self.pipeline(gemm.gemm.types)?;
         let params = ReduceParams {

@@ -770,15 +770,6 @@ impl Backend for CoopmatBackend {
             .unwrap_or_default()
     }
 
-    fn record(
-        &self,
-        gemm: &ResolvedGemm,
-        buffers: &GemmBuffers<'_>,
-        target: Target<'_>,
-    ) -> Result<KernelInfo> {
-        self.record_config(gemm, buffers, target, None)
-    }
-
     fn record_config(
         &self,
         gemm: &ResolvedGemm,

@@ -112,13 +112,15 @@ pub trait Backend: Send + Sync + fmt::Debug {
     /// `config_name` picks one of [`Backend::tuning_candidates`] instead of the heuristic.
     fn prepare(&self, gemm: &ResolvedGemm, config_name: Option<&str>) -> Result<KernelInfo>;
 
-    /// Records the GEMM.
+    /// Records the GEMM with the backend's own choice of configuration.
     fn record(
         &self,
         gemm: &ResolvedGemm,
         buffers: &GemmBuffers<'_>,
         target: Target<'_>,
-    ) -> Result<KernelInfo>;
+    ) -> Result<KernelInfo> {
+        self.record_config(gemm, buffers, target, None)
+    }
 
     /// Names of the configurations that can run this description, for the autotuner to time
     /// ([`KernelInfo::config`] without the epilogue suffix).
@@ -133,6 +135,18 @@ pub trait Backend: Send + Sync + fmt::Debug {
         target: Target<'_>,
         config_name: Option<&str>,
     ) -> Result<KernelInfo>;
+}
+
+/// The grid for `groups` workgroups of a kernel that flattens x and y into one index
+/// (`x + y * groups_x * workgroup size`): x up to the per-dimension limit, the rest along y,
+/// `depth` along z. Checked against the limits.
+pub(crate) fn flat_grid(groups: u64, depth: u32, limits: &wgpu::Limits) -> Result<[u32; 3]> {
+    let limit = limits.max_compute_workgroups_per_dimension;
+    let x = groups.min(limit as u64).max(1);
+    let y = groups.div_ceil(x).min(u32::MAX as u64) as u32;
+    let grid = [x as u32, y, depth];
+    check_grid(grid, [limit; 3])?;
+    Ok(grid)
 }
 
 /// Checks a dispatch grid (workgroups along x, y, z) against per-dimension limits.

@@ -429,12 +429,8 @@ impl SimtBackend {
     /// The configuration this backend uses for a description.
     /// `None` when B is stored in column panels that no configuration's tile width matches.
     pub fn choose_config(&self, gemm: &ResolvedGemm) -> Option<SimtConfig> {
-        // B in column panels fixes the tile width: one workgroup reads one panel.
-        let panel_width = gemm.b.order.panel_width();
-        let usable = |config: &SimtConfig| {
-            config.check(&self.limits).is_ok() && panel_width.is_none_or(|w| config.tile_n == w)
-        };
-        if let Some(config) = self.forced_config.filter(usable) {
+        let usable = self.usable_configs(gemm);
+        if let Some(config) = self.forced_config.filter(|c| usable.contains(c)) {
             return Some(config);
         }
         let (m, n) = (gemm.gemm.m as u64, gemm.gemm.n as u64);
@@ -459,7 +455,7 @@ impl SimtBackend {
             .iter()
             .filter_map(|name| SimtConfig::by_name(name))
             .chain(SimtConfig::ALL)
-            .find(usable)
+            .find(|config| usable.contains(config))
     }
 
     fn pipeline(&self, key: PipelineKey) -> Result<Arc<wgpu::ComputePipeline>> {
@@ -527,7 +523,8 @@ impl SimtBackend {
         Ok(module)
     }
 
-    /// Configurations that can run `gemm` here (limits and B's panel width).
+    /// Configurations that can run `gemm` here: within the device limits and, for B in
+    /// column panels, as wide as a panel (one workgroup reads one panel).
     fn usable_configs(&self, gemm: &ResolvedGemm) -> Vec<SimtConfig> {
         let panel_width = gemm.b.order.panel_width();
         SimtConfig::ALL
@@ -670,15 +667,6 @@ impl Backend for SimtBackend {
             key.config.name.to_string(),
             &gemm.gemm.epilogue,
         ))
-    }
-
-    fn record(
-        &self,
-        gemm: &ResolvedGemm,
-        buffers: &GemmBuffers<'_>,
-        target: Target<'_>,
-    ) -> Result<KernelInfo> {
-        self.record_config(gemm, buffers, target, None)
     }
 
     fn tuning_candidates(&self, gemm: &ResolvedGemm) -> Vec<String> {

@@ -1,10 +1,13 @@
-// coopgemm SIMT GEMM: C[b] = epilogue(alpha * A[b] * B[b] + beta * C[b]), summed in f32.
+// coopgemm SIMT GEMM: C[b] = epilogue(alpha * A[b] * B[b] + beta * C[b]).
 //
 // This file is the kernel's body. The host prepends the storage snippets of wgsl/storage/
-// for the GEMM's element types: they declare bindings 1..3 (A, B, C) and define
-//   load_a(index) -> f32, load_b(index) -> f32, load_c(index) -> f32, store_c(index, f32)
-// (f32 arrays, or 16-bit f16/bf16 elements packed two per u32 word), and the epilogue
-// (binding 4, apply_epilogue). Everything here computes in f32.
+// for the GEMM's element types: they define `Scalar`, the type products are summed in
+// (f32; f16 where the GEMM asks for f16 sums and the device has SHADER_F16), declare
+// bindings 1..3 (A, B, C) and define
+//   load_a(index), load_b(index) (each convertible to Scalar), load_c(index) -> f32,
+//   store_c(index, f32)
+// (f32 or f16 arrays, or 16-bit f16/bf16 elements packed two per u32 word), and the
+// epilogue (binding 4, apply_epilogue), which works in f32.
 //
 // Tiling (batch -> workgroup tile -> invocation tile):
 //   * grid z = batch index, grid y = block of TILE_M rows of C, grid x = block of TILE_N columns.
@@ -20,9 +23,10 @@
 //     reads of neighbouring invocations are consecutive.
 //
 // Workgroup memory holds both slices "k-major": one row of TILE_M (or TILE_N) values per k,
-// as vec4s, padded by one vec4 per row. The padding moves each k-row by four banks, so the
-// transposing scalar stores of a K-contiguous operand hit 32 different banks, while the vec4
-// reads stay 16-byte aligned.
+// as vec4s, padded by one vec4 per row. The padding moves each k-row by four banks (two
+// with f16 arithmetic, where two halves of one word share a bank without conflict), so the
+// transposing scalar stores of a K-contiguous operand hit different banks, while the vec4
+// reads stay aligned.
 //
 // Operands are addressed through strides (in elements) relative to their bound range:
 //   A(row, k) = a_first + batch * a_batch_stride + row * a_outer_stride + k * a_k_stride
@@ -99,8 +103,8 @@ const MAX_STAGING_LOADS: u32 = 16u;
 // One k-row of a stage, in vec4s, including one vec4 of padding.
 override A_ROW_VEC4S: u32 = TILE_M / 4u + 1u;
 override B_ROW_VEC4S: u32 = TILE_N / 4u + 1u;
-var<workgroup> a_stages: array<vec4<f32>, 2u * TILE_K * A_ROW_VEC4S>;
-var<workgroup> b_stages: array<vec4<f32>, 2u * TILE_K * B_ROW_VEC4S>;
+var<workgroup> a_stages: array<vec4<Scalar>, 2u * TILE_K * A_ROW_VEC4S>;
+var<workgroup> b_stages: array<vec4<Scalar>, 2u * TILE_K * B_ROW_VEC4S>;
 
 // A and B are staged the same way, each seen as an "outer" dimension (rows of A, columns
 // of B) times k. `is_a` picks the operand; every call passes a literal, so it folds away.
@@ -124,7 +128,7 @@ fn staged_position(is_a: bool, local_index: u32, i: u32) -> vec2<u32> {
 // Loads this invocation's share of the slice of A (rows outer0.., k0..) or of B (columns
 // outer0.., k0..) into registers; elements outside the matrix read as zero. `tile_first` is
 // the element index of (outer0, k = 0).
-fn load_slice(is_a: bool, tile_first: u32, outer0: u32, k0: u32, local_index: u32, staged: ptr<function, array<f32, MAX_STAGING_LOADS>>) {
+fn load_slice(is_a: bool, tile_first: u32, outer0: u32, k0: u32, local_index: u32, staged: ptr<function, array<Scalar, MAX_STAGING_LOADS>>) {
     let loads = select(TILE_N, TILE_M, is_a) * TILE_K / WORKGROUP_SIZE;
     let outer_limit = select(params.n, params.m, is_a);
     let outer_stride = select(params.b_outer_stride, params.a_outer_stride, is_a);
@@ -132,13 +136,13 @@ fn load_slice(is_a: bool, tile_first: u32, outer0: u32, k0: u32, local_index: u3
     for (var i = 0u; i < loads; i++) {
         let position = staged_position(is_a, local_index, i);
         let k = k0 + position.y;
-        var value = 0.0;
+        var value = Scalar();
         if (outer0 + position.x < outer_limit && k < params.k) {
             let index = tile_first + position.x * outer_stride + k * k_stride;
             if (is_a) {
-                value = load_a(index);
+                value = Scalar(load_a(index));
             } else {
-                value = load_b(index);
+                value = Scalar(load_b(index));
             }
         }
         (*staged)[i] = value;
@@ -146,7 +150,7 @@ fn load_slice(is_a: bool, tile_first: u32, outer0: u32, k0: u32, local_index: u3
 }
 
 // Writes the registers of load_slice into stage `stage` of workgroup memory, k-major.
-fn store_slice(is_a: bool, stage: u32, local_index: u32, staged: ptr<function, array<f32, MAX_STAGING_LOADS>>) {
+fn store_slice(is_a: bool, stage: u32, local_index: u32, staged: ptr<function, array<Scalar, MAX_STAGING_LOADS>>) {
     let loads = select(TILE_N, TILE_M, is_a) * TILE_K / WORKGROUP_SIZE;
     for (var i = 0u; i < loads; i++) {
         let position = staged_position(is_a, local_index, i);
@@ -160,14 +164,20 @@ fn store_slice(is_a: bool, stage: u32, local_index: u32, staged: ptr<function, a
     }
 }
 
-// The outer product a ⊗ b as a 4x4 block: column r holds a[r] * b (row r of the C block).
-fn outer_product(a_values: vec4<f32>, b_values: vec4<f32>) -> mat4x4<f32> {
-    return mat4x4<f32>(a_values.x * b_values, a_values.y * b_values, a_values.z * b_values, a_values.w * b_values);
+// block + a ⊗ b, a 4x4 block of C (column r holds row r) plus an outer product, as fused
+// multiply-adds on 4-vectors (packed 2-wide for f16).
+fn add_outer_product(block: mat4x4<Scalar>, a_values: vec4<Scalar>, b_values: vec4<Scalar>) -> mat4x4<Scalar> {
+    return mat4x4<Scalar>(
+        fma(vec4<Scalar>(a_values.x), b_values, block[0]),
+        fma(vec4<Scalar>(a_values.y), b_values, block[1]),
+        fma(vec4<Scalar>(a_values.z), b_values, block[2]),
+        fma(vec4<Scalar>(a_values.w), b_values, block[3]),
+    );
 }
 
 // Writes one 4x4 accumulator block (column r = row r of C) with alpha/beta, the epilogue and
 // bounds checks.
-fn store_block(block: mat4x4<f32>, batch: u32, first_row: u32, first_col: u32) {
+fn store_block(block: mat4x4<Scalar>, batch: u32, first_row: u32, first_col: u32) {
     let c_base = params.c_first + batch * params.c_batch_stride;
     for (var r = 0u; r < 4u; r++) {
         let row = first_row + r;
@@ -175,7 +185,7 @@ fn store_block(block: mat4x4<f32>, batch: u32, first_row: u32, first_col: u32) {
             let col = first_col + col_in_block;
             if (row < params.m && col < params.n) {
                 let index = c_base + row * params.c_row_stride + col * params.c_col_stride;
-                var value = params.alpha * block[r][col_in_block];
+                var value = params.alpha * f32(block[r][col_in_block]);
                 if (params.beta != 0.0) {
                     value += params.beta * load_c(index);
                 }
@@ -204,13 +214,13 @@ fn main(
     let col_group_stride = TILE_N / THREAD_N;
 
     // Accumulator blocks, named by (row group, column group); unused ones fold away.
-    var block00 = mat4x4<f32>();
-    var block01 = mat4x4<f32>();
-    var block10 = mat4x4<f32>();
-    var block11 = mat4x4<f32>();
+    var block00 = mat4x4<Scalar>();
+    var block01 = mat4x4<Scalar>();
+    var block10 = mat4x4<Scalar>();
+    var block11 = mat4x4<Scalar>();
 
-    var staged_a: array<f32, MAX_STAGING_LOADS>;
-    var staged_b: array<f32, MAX_STAGING_LOADS>;
+    var staged_a: array<Scalar, MAX_STAGING_LOADS>;
+    var staged_b: array<Scalar, MAX_STAGING_LOADS>;
     let a_tile_first = params.a_first + batch * params.a_batch_stride + row0 * params.a_outer_stride;
     let b_tile_first = params.b_first + batch * params.b_batch_stride + workgroup.x * params.b_tile_stride;
     let k_slices = (params.k + TILE_K - 1u) / TILE_K;
@@ -234,18 +244,18 @@ fn main(
             let b_row = (stage * TILE_K + kk) * B_ROW_VEC4S + thread_col;
             let a0 = a_stages[a_row];
             let b0 = b_stages[b_row];
-            block00 += outer_product(a0, b0);
+            block00 = add_outer_product(block00, a0, b0);
             if (two_col_groups) {
                 let b1 = b_stages[b_row + col_group_stride];
-                block01 += outer_product(a0, b1);
+                block01 = add_outer_product(block01, a0, b1);
                 if (two_row_groups) {
                     let a1 = a_stages[a_row + row_group_stride];
-                    block10 += outer_product(a1, b0);
-                    block11 += outer_product(a1, b1);
+                    block10 = add_outer_product(block10, a1, b0);
+                    block11 = add_outer_product(block11, a1, b1);
                 }
             } else if (two_row_groups) {
                 let a1 = a_stages[a_row + row_group_stride];
-                block10 += outer_product(a1, b0);
+                block10 = add_outer_product(block10, a1, b0);
             }
         }
         if (has_next) {

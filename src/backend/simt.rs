@@ -3,8 +3,11 @@
 //! The kernel's tile sizes are WGSL `override` constants; [`SimtConfig::ALL`] names the
 //! combinations the host picks from. The element types choose the storage snippets
 //! (`wgsl/storage/`) prepended to the kernel body ([`simt_source`]): f32, f16 or bf16
-//! A and B, and f32, f16 or bf16 C, always summed in f32. Pipelines are built once per
-//! (configuration, types, operand layout, epilogue) and cached.
+//! A and B, and f32, f16 or bf16 C, summed in f32; a GEMM that asks for f16 sums
+//! ([`GemmTypes::F16_ACC_F16`]) multiplies and sums in f16 where the device has
+//! `wgpu::Features::SHADER_F16` (packed f16 arithmetic: about twice the f32 rate), and in
+//! f32 elsewhere. Pipelines are built once per (configuration, types, operand layout) and
+//! cached.
 //!
 //! Integer GEMMs (i8 × i8 → i32) have no SIMT kernel: they run on the cooperative-matrix
 //! backend, and where that is missing the GEMM fails with [`Error::NoBackend`].
@@ -25,6 +28,10 @@ use crate::types::{DType, GemmTypes};
 pub const SIMT_WGSL: &str = include_str!("../../wgsl/gemm_simt.wgsl");
 
 mod storage {
+    pub const COMPUTE_F32: &str = include_str!("../../wgsl/storage/compute_f32.wgsl");
+    pub const COMPUTE_F16: &str = include_str!("../../wgsl/storage/compute_f16.wgsl");
+    pub const INPUTS_F16: &str = include_str!("../../wgsl/storage/inputs_f16.wgsl");
+    pub const OUTPUT_F16: &str = include_str!("../../wgsl/storage/output_f16.wgsl");
     pub const INPUTS_F32: &str = include_str!("../../wgsl/storage/inputs_f32.wgsl");
     pub const INPUTS_16BIT: &str = include_str!("../../wgsl/storage/inputs_16bit.wgsl");
     pub const OUTPUT_F32: &str = include_str!("../../wgsl/storage/output_f32.wgsl");
@@ -78,25 +85,71 @@ fn check_types(types: GemmTypes) -> std::result::Result<(), String> {
     Ok(())
 }
 
-/// The complete WGSL of the SIMT kernel for `types`: the storage snippets for the element
-/// types, then the body. `None` when the SIMT kernel cannot store these types.
+/// The type the SIMT kernel multiplies and sums `types` in: f16 where the GEMM asks for
+/// f16 sums of f16 inputs and the device has `SHADER_F16` (`shader_f16`), f32 otherwise (a
+/// requested f16 accumulation carried out in f32 is more accurate than asked).
 ///
-/// A requested f16 accumulation is carried out in f32 (more accurate than asked).
+/// ```
+/// use coopgemm::{backend::simt::compute_type, DType, GemmTypes};
+/// assert_eq!(compute_type(GemmTypes::F16_ACC_F16, true), DType::F16);
+/// assert_eq!(compute_type(GemmTypes::F16_ACC_F16, false), DType::F32);
+/// assert_eq!(compute_type(GemmTypes::F16_F32, true), DType::F32);
+/// ```
+pub fn compute_type(types: GemmTypes, shader_f16: bool) -> DType {
+    let f16_sums = types.input == DType::F16 && types.accumulate == DType::F16;
+    if f16_sums && shader_f16 {
+        DType::F16
+    } else {
+        DType::F32
+    }
+}
+
+/// The complete WGSL of the SIMT kernel for `types` on a device with (`shader_f16`) or
+/// without wgpu's `SHADER_F16`: the storage snippets for the element types and the
+/// arithmetic ([`compute_type`]), then the body. `None` when the SIMT kernel cannot store
+/// these types.
 ///
 /// ```
 /// use coopgemm::{backend::simt::simt_source, GemmTypes};
-/// assert!(simt_source(GemmTypes::BF16_F32_BF16).unwrap().contains("fn decode_16bit"));
-/// assert!(simt_source(GemmTypes::I8_I32).is_none());
+/// assert!(simt_source(GemmTypes::BF16_F32_BF16, true).unwrap().contains("fn decode_16bit"));
+/// assert!(simt_source(GemmTypes::F16_ACC_F16, true).unwrap().starts_with("// The kernel multiplies and sums in f16"));
+/// assert!(simt_source(GemmTypes::I8_I32, true).is_none());
 /// ```
-pub fn simt_source(types: GemmTypes) -> Option<String> {
+pub fn simt_source(types: GemmTypes, shader_f16: bool) -> Option<String> {
     check_types(types).ok()?;
+    if compute_type(types, shader_f16) == DType::F16 {
+        let output = match types.output {
+            DType::F16 => storage::OUTPUT_F16,
+            _ => storage::OUTPUT_F32,
+        };
+        return Some(
+            [
+                storage::COMPUTE_F16,
+                storage::INPUTS_F16,
+                output,
+                storage::EPILOGUE,
+                SIMT_WGSL,
+            ]
+            .join("\n"),
+        );
+    }
     let inputs = if types.input == DType::F32 {
         storage::INPUTS_F32
     } else {
         storage::INPUTS_16BIT
     };
     let [format, output, epilogue] = output_snippets(types.input, types.output);
-    Some([format, inputs, output, epilogue, SIMT_WGSL].join("\n"))
+    Some(
+        [
+            storage::COMPUTE_F32,
+            format,
+            inputs,
+            output,
+            epilogue,
+            SIMT_WGSL,
+        ]
+        .join("\n"),
+    )
 }
 
 /// One tile configuration of the SIMT kernel.
@@ -195,7 +248,8 @@ impl SimtConfig {
         (self.tile_m / self.thread_m) * (self.tile_n / self.thread_n)
     }
 
-    /// Bytes of workgroup memory the configuration uses (two stages of A and B, padded).
+    /// Bytes of workgroup memory the configuration uses (two stages of A and B, padded)
+    /// when it computes in f32, the most any arithmetic needs (f16 stages take half).
     pub const fn workgroup_memory_bytes(&self) -> u32 {
         2 * self.tile_k * ((self.tile_m / 4 + 1) + (self.tile_n / 4 + 1)) * 16
     }
@@ -341,8 +395,10 @@ pub struct SimtBackend {
     is_cpu: bool,
     /// Whether WGSL's `pack2x16float` / `unpack2x16float` are available (f16 storage).
     f16_conversions: bool,
-    /// One module per (input, output) storage combination, built on first use.
-    modules: Mutex<HashMap<(DType, DType), wgpu::ShaderModule>>,
+    /// Whether the device has wgpu's `SHADER_F16` (f16 arithmetic and 16-bit storage).
+    shader_f16: bool,
+    /// One module per (input, arithmetic, output) combination, built on first use.
+    modules: Mutex<HashMap<(DType, DType, DType), wgpu::ShaderModule>>,
     bind_group_layout: wgpu::BindGroupLayout,
     pipeline_layout: wgpu::PipelineLayout,
     pipelines: Mutex<HashMap<PipelineKey, Arc<wgpu::ComputePipeline>>>,
@@ -417,6 +473,7 @@ impl SimtBackend {
             limits: device.limits(),
             is_cpu,
             f16_conversions,
+            shader_f16: device.features().contains(wgpu::Features::SHADER_F16),
             modules: Mutex::new(HashMap::new()),
             bind_group_layout,
             pipeline_layout,
@@ -434,7 +491,12 @@ impl SimtBackend {
             return Some(config);
         }
         let (m, n) = (gemm.gemm.m as u64, gemm.gemm.n as u64);
-        let preferred: &[&str] = if m * n >= 512 * 512 && m <= 64 {
+        let f16_arithmetic = compute_type(gemm.gemm.types, self.shader_f16) == DType::F16;
+        let preferred: &[&str] = if f16_arithmetic && !self.is_cpu && m * n >= 512 * 512 {
+            // f16 sums on the H100: 4x4 per invocation measured fastest at 4096³ (31.7
+            // TFLOP/s; 8x8 per invocation 22.9, where f32 sums reach 31 with 8x8).
+            &["64x64x8-t4x4", "64x64x16-t8x8"]
+        } else if m * n >= 512 * 512 && m <= 64 {
             // Thin outputs: a 128-row tile would compute half padding.
             &["64x128x16-t8x8", "64x64x16-t8x8"]
         } else if m * n >= 512 * 512 && n <= 64 {
@@ -470,9 +532,10 @@ impl SimtBackend {
         let module = self.module(key.types)?;
         let constants = key.config.constants(key.layout);
         log::debug!(
-            "simt: building pipeline {} for {} (A, B k-contiguous: {:?})",
+            "simt: building pipeline {} for {} in {} (A, B k-contiguous: {:?})",
             key.config.name,
             key.types,
+            compute_type(key.types, self.shader_f16),
             key.layout
         );
         let pipeline = self
@@ -503,11 +566,12 @@ impl SimtBackend {
             .modules
             .lock()
             .map_err(|_| Error::Pipeline("module cache poisoned".into()))?;
-        let storage = (types.input, types.output);
+        let compute = compute_type(types, self.shader_f16);
+        let storage = (types.input, compute, types.output);
         if let Some(module) = modules.get(&storage) {
             return Ok(module.clone());
         }
-        let source = simt_source(types).ok_or_else(|| Error::Unsupported {
+        let source = simt_source(types, self.shader_f16).ok_or_else(|| Error::Unsupported {
             backend: BackendKind::Simt,
             reason: format!("no SIMT storage for {types}"),
         })?;
@@ -715,24 +779,29 @@ mod tests {
         };
         let storable: Vec<GemmTypes> = GemmTypes::ALL
             .into_iter()
-            .filter(|t| simt_source(*t).is_some())
+            .filter(|t| simt_source(*t, false).is_some())
             .collect();
         assert_eq!(
             storable.len(),
             8,
             "every float combination but i8: {storable:?}"
         );
-        for types in storable {
-            let source = simt_source(types).unwrap();
+        for (types, shader_f16) in storable
+            .into_iter()
+            .flat_map(|types| [(types, false), (types, true)])
+        {
+            let source = simt_source(types, shader_f16).unwrap();
             let module = naga::front::wgsl::parse_str(&source)
                 .unwrap_or_else(|e| panic!("{types}: {}", e.emit_to_string(&source)));
-            let info = naga::valid::Validator::new(
-                naga::valid::ValidationFlags::all(),
-                // What wgpu grants with DownlevelFlags::SHADER_F16_IN_F32 (f16 pack/unpack).
-                naga::valid::Capabilities::SHADER_FLOAT16_IN_FLOAT32,
-            )
-            .validate(&module)
-            .unwrap_or_else(|e| panic!("{types}: {}", e.emit_to_string(&source)));
+            // What wgpu grants with DownlevelFlags::SHADER_F16_IN_F32 (f16 pack/unpack), and
+            // with SHADER_F16 where the kernel is built for it.
+            let mut capabilities = naga::valid::Capabilities::SHADER_FLOAT16_IN_FLOAT32;
+            capabilities.set(naga::valid::Capabilities::SHADER_FLOAT16, shader_f16);
+            let info =
+                naga::valid::Validator::new(naga::valid::ValidationFlags::all(), capabilities)
+                    .validate(&module)
+                    .unwrap_or_else(|e| panic!("{types}: {}", e.emit_to_string(&source)));
+            let scalar_bytes = compute_type(types, shader_f16).size_bytes() as u32;
             for config in SimtConfig::ALL {
                 config
                     .check(&limits)
@@ -763,8 +832,8 @@ mod tests {
                         .sum();
                     assert_eq!(
                         workgroup_bytes,
-                        config.workgroup_memory_bytes(),
-                        "{}",
+                        config.workgroup_memory_bytes() * scalar_bytes / 4,
+                        "{} {types}",
                         config.name
                     );
                     let entry = &specialised.entry_points[0];

@@ -4,16 +4,17 @@
 //! ```text
 //! cargo run --release --example bench -- [--shapes 1024x1024x1024,64x4096x4096] [--dtypes f32,f16,bf16]
 //!     [--backends simt,coopmat] [--runs 10] [--reference ../shared/anchors/h100-cublas.txt] [--json out.json]
-//!     [--gpu-timestamps] [--cpu | --no-cpu] [--b-layouts row,column,packed]
+//!     [--wall-clock] [--cpu | --no-cpu] [--b-layouts row,column,packed]
 //! ```
-//! Times each case as the median of `--runs` samples, each the wall-clock time of at least 5
-//! GEMMs (as many as take about 20 ms, at most 200) submitted back to back until they
-//! complete, divided by their number: short GEMMs measured 5 at a time varied up to 3x
-//! between runs on the H100. `--gpu-timestamps` uses GPU
-//! timestamps written just before and after each GEMM's command buffers instead (where the
-//! adapter has `TIMESTAMP_QUERY_INSIDE_ENCODERS`); on the H100 these stamps, taken between
-//! separate command buffers, came out up to 4x too long, so they are not the default. Each
-//! record says which timing it used. Progress goes to stderr, the table to stdout.
+//! Times each case with GPU timestamps where the adapter has them
+//! ([`Context::time_on_gpu`]: stamps written right before and after every dispatch of the
+//! GEMM, inside its own pass or command buffer): the median over at least `--runs` GEMMs
+//! run back to back (as many as take about 0.2 s, at most 1000). Elsewhere, or with
+//! `--wall-clock`, each of `--runs` samples is the wall-clock time of at least 5 GEMMs (as
+//! many as take about 20 ms, at most 200) submitted back to back until they complete,
+//! divided by their number: short GEMMs measured 5 at a time varied up to 3x between runs
+//! on the H100. Each record says which timing it used. Progress goes to stderr, the table
+//! to stdout.
 //!
 //! `--cpu` (the default when the adapter is a CPU driver such as lavapipe; `--no-cpu` turns
 //! it off) also times a CPU GEMM, `matrixmultiply::sgemm`, at every shape with f32: on one
@@ -33,9 +34,6 @@ use coopgemm::{
 
 const DEFAULT_SHAPES: &str = "1024x1024x1024,2048x2048x2048,4096x4096x4096,8192x8192x8192,512x4096x4096,4096x4096x512,64x4096x4096";
 
-/// Bytes between the resolved timestamps of consecutive runs (wgpu's resolve-offset alignment).
-const RESOLVE_STRIDE: u64 = wgpu::QUERY_RESOLVE_BUFFER_ALIGNMENT;
-
 struct Args {
     shapes: Vec<(u32, u32, u32)>,
     dtypes: Vec<GemmTypes>,
@@ -43,6 +41,7 @@ struct Args {
     runs: usize,
     reference: Option<String>,
     json: Option<String>,
+    /// GPU timestamps where the adapter has them (`--wall-clock` turns them off).
     timestamps: bool,
     /// Time the CPU baseline: `Some` when `--cpu` or `--no-cpu` was given.
     cpu: Option<bool>,
@@ -62,7 +61,7 @@ fn parse_args() -> Result<Args, String> {
         runs: 10,
         reference: None,
         json: None,
-        timestamps: false,
+        timestamps: true,
         cpu: None,
         b_layouts: vec!["row"],
     };
@@ -87,7 +86,7 @@ fn parse_args() -> Result<Args, String> {
             "--runs" => args.runs = value()?.parse().map_err(|_| "--runs needs a number")?,
             "--reference" => args.reference = Some(value()?),
             "--json" => args.json = Some(value()?),
-            "--gpu-timestamps" => args.timestamps = true,
+            "--wall-clock" => args.timestamps = false,
             "--cpu" => args.cpu = Some(true),
             "--no-cpu" => args.cpu = Some(false),
             "--b-layouts" => {
@@ -216,7 +215,7 @@ fn measure<I: Element, O: Element>(
     // Includes a wait per run: an overestimate, which only shortens the samples.
     let gemm_seconds_estimate = warm_up.elapsed().as_secs_f64() / warm_up_runs as f64;
     let timestamped = if use_timestamps {
-        time_with_timestamps(context, gemm, &buffers, runs)?
+        time_on_gpu(context, gemm, &buffers, runs, gemm_seconds_estimate)?
     } else {
         None
     };
@@ -247,66 +246,23 @@ fn measure<I: Element, O: Element>(
     })
 }
 
-/// Per-run GPU time from timestamps written right before and after the GEMM's command
-/// buffers; `None` where the adapter has no timestamps inside encoders, or they do not
-/// advance (some CPU drivers stamp at submission).
-fn time_with_timestamps(
+/// Wall-clock length the GPU-timed runs of a case aim at, and their most.
+const GPU_TIMED_SECONDS: f64 = 0.2;
+const MAX_GPU_TIMED_RUNS: usize = 1000;
+
+/// Per-GEMM GPU times of at least `runs` back-to-back runs ([`Context::time_on_gpu`]);
+/// `None` where the adapter has no timestamp queries.
+fn time_on_gpu(
     context: &Context,
     gemm: &Gemm,
     buffers: &GemmBuffers<'_>,
     runs: usize,
+    gemm_seconds_estimate: f64,
 ) -> Result<Option<Vec<f64>>, coopgemm::Error> {
-    let device = context.device();
-    if !device
-        .features()
-        .contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS)
-    {
-        return Ok(None);
-    }
-    let queries = device.create_query_set(&wgpu::QuerySetDescriptor {
-        label: Some("bench"),
-        ty: wgpu::QueryType::Timestamp,
-        count: 2 * runs as u32,
-    });
-    let resolve = context.create_buffer(
-        "bench timestamps",
-        RESOLVE_STRIDE * runs as u64,
-        wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
-    )?;
-    for run in 0..runs as u32 {
-        let mut begin = device.create_command_encoder(&Default::default());
-        begin.write_timestamp(&queries, 2 * run);
-        let recorded = context.record(gemm, buffers)?;
-        let mut end = device.create_command_encoder(&Default::default());
-        end.write_timestamp(&queries, 2 * run + 1);
-        end.resolve_query_set(
-            &queries,
-            2 * run..2 * run + 2,
-            &resolve,
-            RESOLVE_STRIDE * run as u64,
-        );
-        context.queue().submit(
-            std::iter::once(begin.finish())
-                .chain(recorded.command_buffers)
-                .chain(std::iter::once(end.finish())),
-        );
-    }
-    // Each run's two u64 timestamps start a RESOLVE_STRIDE-byte block; read them as 32-bit
-    // words (little endian).
-    let words: Vec<i32> =
-        pollster::block_on(context.download(&resolve, runs * RESOLVE_STRIDE as usize / 4))?;
-    let tick = |word: usize| words[word] as u32 as u64 | ((words[word + 1] as u32 as u64) << 32);
-    let period_ns = context.queue().get_timestamp_period() as f64;
-    let seconds: Vec<f64> = (0..runs)
-        .map(|run| {
-            let base = run * RESOLVE_STRIDE as usize / 4;
-            tick(base + 2).wrapping_sub(tick(base)) as f64 * period_ns * 1e-9
-        })
-        .collect();
-    Ok(seconds
-        .iter()
-        .all(|s| *s > 0.0 && s.is_finite())
-        .then_some(seconds))
+    let count = ((GPU_TIMED_SECONDS / gemm_seconds_estimate.max(1e-7)).ceil() as usize)
+        .clamp(runs, MAX_GPU_TIMED_RUNS.max(runs));
+    let times = context.time_on_gpu(gemm, buffers, count)?;
+    Ok(times.map(|times| times.iter().map(|t| t.as_secs_f64()).collect()))
 }
 
 /// GEMMs submitted back to back per wall-clock sample, so that one submit-and-wait round

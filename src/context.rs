@@ -1,6 +1,7 @@
 //! [`Context`]: a device, its queue and the backends that run GEMMs on it.
 
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use crate::autotune::{AutotuneChoice, Tuner};
 use crate::backend::coopmat::CoopmatBackend;
@@ -12,6 +13,7 @@ use crate::packing::PackKernel;
 use crate::problem::{Gemm, ResolvedGemm};
 use crate::selection::{BackendChoice, Selection, SelectionPolicy};
 use crate::split_k::{SplitK, SplitKChoice, SplitKernels};
+use crate::timing::{self, GpuTimer};
 use crate::vulkan;
 use crate::vulkan::device::EnabledFeatures;
 
@@ -125,6 +127,10 @@ struct Shared {
     split_kernels: SplitKernels,
     pack_kernel: PackKernel,
     tuner: Tuner,
+    /// Timestamps around every dispatch during [`Context::time_on_gpu`]; `None` without
+    /// timestamp queries. The mutex keeps timings one at a time.
+    timer: Option<Arc<GpuTimer>>,
+    timing: Mutex<()>,
     is_cpu: bool,
     /// Why the device was lost, once it is (only tracked on devices the context created:
     /// wgpu keeps one lost-callback per device, and a caller's device keeps the caller's).
@@ -282,20 +288,26 @@ impl Context {
     ) -> Context {
         let is_cpu = adapter_info.device_type == wgpu::DeviceType::Cpu;
         let store = crate::disk_cache::CacheStore::new(&options.disk_cache, &adapter_info);
+        let timer = GpuTimer::new(&device).map(Arc::new);
         let mut simt = SimtBackend::new(&device, is_cpu);
         simt.pipeline_cache =
             vulkan::pipeline_cache::WgpuPipelineCache::open(&device, store.as_ref(), "simt.wgpu");
-        let coopmat = if options.enable_coopmat {
+        simt.timer = timer.clone();
+        let mut coopmat = if options.enable_coopmat {
             CoopmatBackend::new(&device, enabled, store.as_ref())
         } else {
             Err("disabled by ContextOptions::enable_coopmat".to_string())
         };
+        if let Ok(coopmat) = &mut coopmat {
+            coopmat.timer = timer.clone();
+        }
         match &coopmat {
             Ok(backend) => log::info!("coopmat backend available: {}", backend.describe()),
             Err(why) => log::info!("coopmat backend unavailable: {why}"),
         }
         let policy = SelectionPolicy::from_env(options.backend);
-        let split_kernels = SplitKernels::new(&device);
+        let mut split_kernels = SplitKernels::new(&device);
+        split_kernels.timer = timer.clone();
         let tuner = Tuner::new(options.autotune.enabled(is_cpu), store.as_ref());
         Context {
             shared: Arc::new(Shared {
@@ -307,6 +319,8 @@ impl Context {
                 split_kernels,
                 pack_kernel: PackKernel::default(),
                 tuner,
+                timer,
+                timing: Mutex::new(()),
                 is_cpu,
                 lost,
             }),
@@ -617,6 +631,108 @@ impl Context {
             .poll(wgpu::PollType::wait_indefinitely())
             .map(|_| ())
             .map_err(|e| Error::Device(e.to_string()))
+    }
+}
+
+impl Context {
+    /// Runs `gemm` `runs` times back to back and returns the GPU time of each run: the sum of
+    /// the times its dispatches took (the kernel, and split-K's reduction where the GEMM is
+    /// split), from timestamps written right before and after each dispatch, inside its own
+    /// pass or command buffer. Unlike wall-clock time, this leaves out the host's submission
+    /// work and the queue's gaps between command buffers. The kernel is prepared (built,
+    /// and autotuned where that is on) before the first timed run.
+    ///
+    /// `Ok(None)` where the device has no timestamp queries (`wgpu::Features::TIMESTAMP_QUERY`,
+    /// which coopgemm's own devices enable when the adapter has it; a caller's device needs
+    /// it enabled too). Timings run one at a time on a context; GEMMs that other threads
+    /// record on it meanwhile are counted in too.
+    ///
+    /// ```
+    /// use coopgemm::{Context, Gemm, GemmBuffers};
+    /// let context = Context::new_blocking()?;
+    /// let gemm = Gemm::new(64, 64, 64);
+    /// let a = context.upload("A", &vec![1.0f32; 64 * 64])?;
+    /// let b = context.upload("B", &vec![1.0f32; 64 * 64])?;
+    /// let c = context.upload("C", &vec![0.0f32; 64 * 64])?;
+    /// if let Some(times) = context.time_on_gpu(&gemm, &GemmBuffers::new(&a, &b, &c), 3)? {
+    ///     assert_eq!(times.len(), 3);
+    /// }
+    /// # Ok::<(), coopgemm::Error>(())
+    /// ```
+    pub fn time_on_gpu(
+        &self,
+        gemm: &Gemm,
+        buffers: &GemmBuffers<'_>,
+        runs: usize,
+    ) -> Result<Option<Vec<Duration>>> {
+        let Some(timer) = &self.shared.timer else {
+            return Ok(None);
+        };
+        self.prepare(gemm)?;
+        let _one_at_a_time = self.shared.timing.lock().unwrap_or_else(|e| e.into_inner());
+        let period_ns = self.shared.queue.get_timestamp_period() as f64;
+        // A run stamps one or two dispatches (two when split); rounds leave room for four.
+        let runs_per_round = (timing::PAIRS as usize / 4).max(1);
+        let mut times = Vec::with_capacity(runs);
+        while times.len() < runs {
+            let round = runs_per_round.min(runs - times.len());
+            timer.start();
+            let submitted = (0..round).try_for_each(|run| {
+                timer.set_run(run);
+                self.run(gemm, buffers).map(drop)
+            });
+            let claimed = timer.finish();
+            submitted?;
+            self.wait()?;
+            if claimed.incomplete {
+                return Ok(None);
+            }
+            let mut pairs = self.read_wgpu_timestamps(timer, &claimed.wgpu)?;
+            if !claimed.raw.is_empty() {
+                let raw = self.shared.coopmat.as_ref().map_err(|why| {
+                    Error::Device(format!("raw timestamps without a coopmat backend: {why}"))
+                })?;
+                let ticks = raw.read_timestamps(claimed.raw.len() as u32)?;
+                pairs.extend(claimed.raw.iter().copied().zip(ticks));
+            }
+            let round_times = timing::sum_per_run(round, &pairs, period_ns);
+            log::debug!("GPU time of {round} runs: {round_times:?}");
+            times.extend(round_times);
+        }
+        Ok(Some(times))
+    }
+
+    /// (run, [begin, end]) of the first `runs_of_pairs.len()` pairs of the wgpu query set.
+    fn read_wgpu_timestamps(
+        &self,
+        timer: &GpuTimer,
+        runs_of_pairs: &[usize],
+    ) -> Result<Vec<(usize, [u64; 2])>> {
+        if runs_of_pairs.is_empty() {
+            return Ok(Vec::new());
+        }
+        let queries = 2 * runs_of_pairs.len() as u32;
+        let resolved = self.create_buffer(
+            "coopgemm timestamps",
+            queries as u64 * 8,
+            wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+        )?;
+        let mut encoder = self
+            .shared
+            .device
+            .create_command_encoder(&Default::default());
+        encoder.resolve_query_set(timer.query_set(), 0..queries, &resolved, 0);
+        self.shared.queue.submit([encoder.finish()]);
+        // Each u64 tick as two little-endian 32-bit words.
+        let words: Vec<i32> = pollster::block_on(self.download(&resolved, 2 * queries as usize))?;
+        let tick = |query: usize| {
+            words[2 * query] as u32 as u64 | (words[2 * query + 1] as u32 as u64) << 32
+        };
+        Ok(runs_of_pairs
+            .iter()
+            .enumerate()
+            .map(|(pair, &run)| (run, [tick(2 * pair), tick(2 * pair + 1)]))
+            .collect())
     }
 }
 

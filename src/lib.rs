@@ -53,6 +53,7 @@ mod problem;
 mod reference;
 mod selection;
 mod split_k;
+mod timing;
 mod types;
 pub mod vulkan;
 

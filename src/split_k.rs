@@ -211,6 +211,8 @@ pub(crate) struct SplitKernels {
     /// previous reduction's reads. Allocating one per GEMM cost more than the GEMM on the
     /// H100 (512 × 4096 × 4096 f32 split in two: 1.7 ms against 0.64).
     scratch: Mutex<Option<wgpu::Buffer>>,
+    /// Stamps the reduction while a GPU timing is under way (set by the context).
+    pub(crate) timer: Option<Arc<crate::timing::GpuTimer>>,
 }
 
 impl SplitKernels {
@@ -220,6 +222,7 @@ impl SplitKernels {
             limits: device.limits(),
             pipelines: Mutex::new(HashMap::new()),
             scratch: Mutex::new(None),
+            timer: None,
         }
     }
 
@@ -358,7 +361,7 @@ impl SplitKernels {
         let encode_reduce = |encoder: &mut wgpu::CommandEncoder| {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some("coopgemm split-K reduce"),
-                timestamp_writes: None,
+                timestamp_writes: self.timer.as_ref().and_then(|timer| timer.pass_writes()),
             });
             pass.set_pipeline(&pipeline);
             pass.set_bind_group(0, &bind_group, &[]);

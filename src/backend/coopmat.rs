@@ -338,6 +338,8 @@ pub struct CoopmatBackend {
     max_workgroups: u32,
     storage_limits: wgpu::Limits,
     overrides: TuningOverrides,
+    /// Stamps each dispatch while a GPU timing is under way (set by the context).
+    pub(crate) timer: Option<std::sync::Arc<crate::timing::GpuTimer>>,
 }
 
 /// Tuning switches from the environment, read once when the backend is created.
@@ -414,7 +416,13 @@ impl CoopmatBackend {
             max_workgroups: limits.max_compute_workgroups_per_dimension,
             storage_limits: limits,
             overrides: TuningOverrides::from_env(),
+            timer: None,
         })
+    }
+
+    /// The timestamps of the first `pairs` raw dispatches stamped during a GPU timing.
+    pub(crate) fn read_timestamps(&self, pairs: u32) -> Result<Vec<[u64; 2]>> {
+        self.kernels.read_timestamps(pairs)
     }
 
     /// What the device offers, as the backend sees it.
@@ -823,7 +831,14 @@ impl Backend for CoopmatBackend {
             activation: gemm.gemm.epilogue.activation.shader_code(),
             bias_axis: gemm.gemm.epilogue.bias_code(),
         };
-        list.extend(self.kernels.record(pipeline, buffers, &plan, &push, grid)?);
+        let timestamp_pair = self
+            .timer
+            .as_ref()
+            .and_then(|timer| timer.claim_raw(self.kernels.has_timestamps()));
+        list.extend(
+            self.kernels
+                .record(pipeline, buffers, &plan, &push, grid, timestamp_pair)?,
+        );
         Ok(info)
     }
 }

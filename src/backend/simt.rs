@@ -405,6 +405,8 @@ pub struct SimtBackend {
     forced_config: Option<SimtConfig>,
     /// Persisted driver cache the pipelines are built with (set by the context).
     pub(crate) pipeline_cache: Option<crate::vulkan::pipeline_cache::WgpuPipelineCache>,
+    /// Stamps each pass while a GPU timing is under way (set by the context).
+    pub(crate) timer: Option<Arc<crate::timing::GpuTimer>>,
 }
 
 fn storage_entry(binding: u32, read_only: bool) -> wgpu::BindGroupLayoutEntry {
@@ -480,6 +482,7 @@ impl SimtBackend {
             pipelines: Mutex::new(HashMap::new()),
             forced_config,
             pipeline_cache: None,
+            timer: None,
         }
     }
 
@@ -684,7 +687,7 @@ impl SimtBackend {
         });
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("coopgemm simt"),
-            timestamp_writes: None,
+            timestamp_writes: self.timer.as_ref().and_then(|timer| timer.pass_writes()),
         });
         pass.set_pipeline(&pipeline);
         pass.set_bind_group(0, &bind_group, &[]);

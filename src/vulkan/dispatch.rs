@@ -84,6 +84,9 @@ pub(crate) struct VulkanKernels {
     /// (zero-fills never-written memory) and tracks them, before the raw commands run.
     touch_pipeline: wgpu::ComputePipeline,
     touch_layout: wgpu::BindGroupLayout,
+    /// `2 * timing::PAIRS` timestamp queries for `Context::time_on_gpu`, where the device
+    /// has wgpu's TIMESTAMP_QUERY (wgpu grants it when the queue's timestamps are valid).
+    timestamps: Option<vk::QueryPool>,
 }
 
 impl std::fmt::Debug for VulkanKernels {
@@ -156,6 +159,21 @@ impl VulkanKernels {
             )
         }
         .map_err(|e| format!("vkCreatePipelineLayout: {e}"))?;
+        let timestamps = if wgpu_device
+            .features()
+            .contains(wgpu::Features::TIMESTAMP_QUERY)
+        {
+            let info = vk::QueryPoolCreateInfo::default()
+                .query_type(vk::QueryType::TIMESTAMP)
+                .query_count(2 * crate::timing::PAIRS);
+            // SAFETY: valid create info; the pool is destroyed in Drop.
+            Some(
+                unsafe { device.create_query_pool(&info, None) }
+                    .map_err(|e| format!("vkCreateQueryPool: {e}"))?,
+            )
+        } else {
+            None
+        };
         let cache_file = store.map(|store| store.file("coopmat.vk"));
         let pipeline_cache =
             super::pipeline_cache::create_vk_pipeline_cache(&device, cache_file.as_ref())
@@ -202,6 +220,7 @@ impl VulkanKernels {
             recycler: Mutex::new(Recycler::default()),
             touch_pipeline,
             touch_layout,
+            timestamps,
         })
     }
 
@@ -381,9 +400,37 @@ impl VulkanKernels {
         (pipelines, pools, events)
     }
 
+    /// Whether raw dispatches can be timed ([`VulkanKernels::read_timestamps`]).
+    pub(crate) fn has_timestamps(&self) -> bool {
+        self.timestamps.is_some()
+    }
+
+    /// The two timestamps (ticks) of each of the first `pairs` pairs of the query pool.
+    /// Only for pairs whose command buffers have completed (the caller waited for them).
+    pub(crate) fn read_timestamps(&self, pairs: u32) -> Result<Vec<[u64; 2]>> {
+        let Some(pool) = self.timestamps.filter(|_| pairs > 0) else {
+            return Ok(Vec::new());
+        };
+        let mut ticks = vec![[0u64; 2]; pairs.min(crate::timing::PAIRS) as usize];
+        // SAFETY: the pool is a live object of this device with 2 * PAIRS queries; `ticks`
+        // holds one u64 per query read (TYPE_64, tightly packed pairs); every query read was
+        // reset and written by a command buffer that has completed, so WAIT returns at once.
+        unsafe {
+            self.device.get_query_pool_results(
+                pool,
+                0,
+                ticks.as_flattened_mut(),
+                vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
+            )
+        }
+        .map_err(vk_error("vkGetQueryPoolResults"))?;
+        Ok(ticks)
+    }
+
     /// Records one dispatch of `pipeline` over `grid` workgroups and returns the command
     /// buffers to submit, in order: a wgpu pass that initialises and tracks the buffers, then
-    /// the raw commands.
+    /// the raw commands. `timestamp_pair` i (from `GpuTimer::claim_raw`) has queries 2i and
+    /// 2i + 1 of the pool stamped right before and after the dispatch.
     pub(crate) fn record(
         &self,
         pipeline: vk::Pipeline,
@@ -391,7 +438,12 @@ impl VulkanKernels {
         plan: &BindingPlan,
         push: &PushConstants,
         grid: [u32; 3],
+        timestamp_pair: Option<u32>,
     ) -> Result<Vec<wgpu::CommandBuffer>> {
+        let stamps = self
+            .timestamps
+            .zip(timestamp_pair)
+            .map(|(pool, pair)| (pool, 2 * pair));
         // Without a bias the shader never reads binding 3, but it must hold a valid range.
         let (bias_buffer, bias_range) = match (buffers.bias, plan.bias.as_ref()) {
             (Some(buffer), Some(range)) => (buffer, range),
@@ -459,12 +511,18 @@ impl VulkanKernels {
         // orders all earlier writes (wgpu's uploads and clears, the touch pass) before the
         // shader's reads and writes; the last makes the shader's writes visible to whatever
         // wgpu records next. The event tells `reclaim` when the dispatch has finished.
+        // Timestamp queries (below PAIRS, so inside the pool) are reset before they are
+        // written; BOTTOM_OF_PIPE stamps wait for everything before them, so they bracket
+        // the dispatch.
         let recorded = unsafe {
             encoder.as_hal_mut::<Vulkan, _, _>(|hal_encoder| {
                 let Some(hal_encoder) = hal_encoder else {
                     return false;
                 };
                 let command_buffer = hal_encoder.raw_handle();
+                if let Some((pool, first)) = stamps {
+                    device.cmd_reset_query_pool(command_buffer, pool, first, 2);
+                }
                 device.cmd_pipeline_barrier(
                     command_buffer,
                     vk::PipelineStageFlags::ALL_COMMANDS,
@@ -494,7 +552,19 @@ impl VulkanKernels {
                     0,
                     bytemuck::bytes_of(push),
                 );
+                let stamp = |query| {
+                    if let Some((pool, first)) = stamps {
+                        device.cmd_write_timestamp(
+                            command_buffer,
+                            vk::PipelineStageFlags::BOTTOM_OF_PIPE,
+                            pool,
+                            first + query,
+                        );
+                    }
+                };
+                stamp(0);
                 device.cmd_dispatch(command_buffer, grid[0], grid[1], grid[2]);
+                stamp(1);
                 device.cmd_pipeline_barrier(
                     command_buffer,
                     vk::PipelineStageFlags::COMPUTE_SHADER,
@@ -606,6 +676,9 @@ impl Drop for VulkanKernels {
                 for (_, module) in modules.drain() {
                     self.device.destroy_shader_module(module, None);
                 }
+            }
+            if let Some(pool) = self.timestamps {
+                self.device.destroy_query_pool(pool, None);
             }
             self.device
                 .destroy_pipeline_cache(self.pipeline_cache, None);

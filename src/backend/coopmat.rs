@@ -111,10 +111,31 @@ pub struct WorkgroupScopeConfig {
 }
 
 impl WorkgroupScopeConfig {
-    /// (block_m, block_n, block_k) to try, largest first. On the H100 at 4096³ f16 with 256
-    /// invocations: 128x256x32 215 TFLOP/s, 128x128x64 199, 128x128x32 146, 256x128x64 118.
-    pub const CANDIDATES: [(u32, u32, u32); 4] =
-        [(128, 256, 32), (128, 128, 64), (128, 128, 32), (64, 64, 32)];
+    /// (block_m, block_n, block_k) to try for sums in `accumulate`, largest tile first, the
+    /// heuristic's favourite first among equal tiles. On the H100 with 256 invocations, at
+    /// 4096³ with f32 sums: 128x256x32 215 TFLOP/s, 128x128x64 199, 128x128x32 146,
+    /// 256x128x64 118 (and 128x256x64 205, left out); with f16 sums 128x256x64 265 against
+    /// 224 for 128x256x32 (8192³: 289 against 242), their accumulators taking half the
+    /// registers.
+    ///
+    /// ```
+    /// use coopgemm::{backend::coopmat::WorkgroupScopeConfig, DType};
+    /// assert_eq!(WorkgroupScopeConfig::candidates(DType::F16)[0], (128, 256, 64));
+    /// assert_eq!(WorkgroupScopeConfig::candidates(DType::F32)[0], (128, 256, 32));
+    /// ```
+    pub fn candidates(accumulate: DType) -> &'static [(u32, u32, u32)] {
+        if accumulate.size_bytes() == 2 {
+            &[
+                (128, 256, 64),
+                (128, 256, 32),
+                (128, 128, 64),
+                (128, 128, 32),
+                (64, 64, 32),
+            ]
+        } else {
+            &[(128, 256, 32), (128, 128, 64), (128, 128, 32), (64, 64, 32)]
+        }
+    }
 }
 
 /// What runs one GEMM on the cooperative-matrix backend.
@@ -595,8 +616,9 @@ impl CoopmatBackend {
         let fitting: Vec<WorkgroupScopeConfig> = forced
             .into_iter()
             .chain(
-                WorkgroupScopeConfig::CANDIDATES
-                    .into_iter()
+                WorkgroupScopeConfig::candidates(types.accumulate)
+                    .iter()
+                    .copied()
                     .filter(|tile| Some(*tile) != forced),
             )
             .filter(|&(bm, bn, bk)| {

@@ -207,6 +207,36 @@ fn autotune_remembers_the_winner_across_contexts() {
     let again = open();
     assert_eq!(again.prepare(&gemm).unwrap().config, winner);
     common::check::<f32, f32>(&again, &gemm, 6).unwrap();
+    drop(again);
+
+    // A saved winner that names no candidate here (another version's, say) is tuned again
+    // and replaced, not used. Same length, so only the checksum needs fixing.
+    let path = dir.join(&tune_file.0);
+    let mut bytes = std::fs::read(&path).unwrap();
+    let stale: String = winner
+        .chars()
+        .map(|c| if c.is_ascii_digit() { '9' } else { c })
+        .collect();
+    let payload = String::from_utf8(bytes[HEADER_BYTES..].to_vec())
+        .unwrap()
+        .replace(&format!("\t{winner}"), &format!("\t{stale}"));
+    bytes.truncate(HEADER_BYTES);
+    bytes.extend_from_slice(payload.as_bytes());
+    let checksum = fnv1a(&bytes[HEADER_BYTES..]);
+    bytes[32..40].copy_from_slice(&checksum.to_le_bytes());
+    std::fs::write(&path, &bytes).unwrap();
+    let retuned = open();
+    let config = retuned.prepare(&gemm).unwrap().config;
+    assert!(
+        candidates.contains(&config.as_str()),
+        "{config} after {stale}"
+    );
+    common::check::<f32, f32>(&retuned, &gemm, 7).unwrap();
+    let contents = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();
+    assert!(
+        !contents.contains(&stale) && contents.contains(&format!("\t{config}")),
+        "{contents}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
     common::assert_no_validation_errors();
 }

@@ -111,6 +111,10 @@ pub struct EnabledFeatures {
     /// `VK_NV_cooperative_matrix2` with workgroup scope, flexible dimensions, tensor addressing
     /// and per-element operations (the coopmat2 kernel's fused bias and activation).
     pub cooperative_matrix2: bool,
+    /// `VK_KHR_pipeline_executable_properties`, asked for with `COOPGEMM_PIPELINE_STATS=1`:
+    /// the driver's statistics of each cooperative-matrix pipeline (registers, spills,
+    /// shared memory on NVIDIA) are logged when it is built.
+    pub pipeline_statistics: bool,
 }
 
 fn has_extension(extensions: &[&CStr], name: &CStr) -> bool {
@@ -139,6 +143,7 @@ pub(crate) fn enabled_by_wgpu(device: &wgpu::Device) -> EnabledFeatures {
         subgroup_size_control: false,
         full_subgroups: false,
         cooperative_matrix2: false,
+        pipeline_statistics: false,
     }
 }
 
@@ -155,6 +160,7 @@ struct Supported {
     subgroup_size_control: bool,
     full_subgroups: bool,
     cooperative_matrix2: bool,
+    pipeline_statistics: bool,
 }
 
 fn query_supported(
@@ -162,6 +168,7 @@ fn query_supported(
     physical_device: vk::PhysicalDevice,
     has_bf16_extension: bool,
     has_coopmat2_extension: bool,
+    has_statistics_extension: bool,
 ) -> Supported {
     let mut cooperative = vk::PhysicalDeviceCooperativeMatrixFeaturesKHR::default();
     let mut memory_model = vk::PhysicalDeviceVulkanMemoryModelFeatures::default();
@@ -171,6 +178,7 @@ fn query_supported(
     let mut subgroup = vk::PhysicalDeviceSubgroupSizeControlFeatures::default();
     let mut bfloat16 = ShaderBfloat16Features::default();
     let mut coopmat2 = CooperativeMatrix2Features::default();
+    let mut statistics = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default();
     let mut features2 = vk::PhysicalDeviceFeatures2::default()
         .push_next(&mut cooperative)
         .push_next(&mut memory_model)
@@ -184,8 +192,12 @@ fn query_supported(
     if has_coopmat2_extension {
         features2 = features2.push_next(&mut coopmat2);
     }
+    if has_statistics_extension {
+        features2 = features2.push_next(&mut statistics);
+    }
     // SAFETY: every struct in the chain is a valid, writable feature struct that outlives the
-    // call; the bf16 struct is chained only when the device lists its extension.
+    // call; extension structs (bf16, coopmat2, pipeline statistics) are chained only when the
+    // device lists their extension.
     unsafe { instance.get_physical_device_features2(physical_device, &mut features2) };
     Supported {
         cooperative_matrix: cooperative.cooperative_matrix == vk::TRUE,
@@ -205,6 +217,8 @@ fn query_supported(
             && coopmat2.flexible_dimensions == vk::TRUE
             && coopmat2.tensor_addressing == vk::TRUE
             && coopmat2.per_element_operations == vk::TRUE,
+        pipeline_statistics: has_statistics_extension
+            && statistics.pipeline_executable_info == vk::TRUE,
     }
 }
 
@@ -227,11 +241,14 @@ pub(crate) fn open_with_coopmat(
     let api_version = capabilities.properties().api_version;
     let has_bf16_extension = capabilities.supports_extension(BFLOAT16_EXTENSION);
     let has_coopmat2_extension = capabilities.supports_extension(COOPERATIVE_MATRIX2_EXTENSION);
+    let has_statistics_extension = std::env::var("COOPGEMM_PIPELINE_STATS").as_deref() == Ok("1")
+        && capabilities.supports_extension(ash::khr::pipeline_executable_properties::NAME);
     let supported = query_supported(
         instance,
         physical_device,
         has_bf16_extension,
         has_coopmat2_extension,
+        has_statistics_extension,
     );
     if !supported.cooperative_matrix || !supported.memory_model {
         return Err("the device lists VK_KHR_cooperative_matrix but lacks cooperativeMatrix or vulkanMemoryModel".into());
@@ -250,6 +267,11 @@ pub(crate) fn open_with_coopmat(
                 .cooperative_matrix2
                 .then_some(COOPERATIVE_MATRIX2_EXTENSION),
         )
+        .chain(
+            supported
+                .pipeline_statistics
+                .then_some(ash::khr::pipeline_executable_properties::NAME),
+        )
     {
         if !extensions.contains(&extension) {
             extensions.push(extension);
@@ -267,6 +289,7 @@ pub(crate) fn open_with_coopmat(
         cooperative_matrix2: supported.cooperative_matrix2
             && supported.float16
             && supported.storage16,
+        pipeline_statistics: supported.pipeline_statistics,
     };
 
     let priorities = [1.0f32];
@@ -302,6 +325,11 @@ pub(crate) fn open_with_coopmat(
     };
     if supported.cooperative_matrix2 {
         info = info.push_next(&mut coopmat2);
+    }
+    let mut statistics = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default()
+        .pipeline_executable_info(true);
+    if enabled.pipeline_statistics {
+        info = info.push_next(&mut statistics);
     }
     // Structures wgpu chains for every Vulkan >= 1.2 (memory model) or 1.3 (subgroup size
     // control) device, or for any device with shaderInt8: patched where they are, added if absent.

@@ -87,6 +87,8 @@ pub(crate) struct VulkanKernels {
     /// `2 * timing::PAIRS` timestamp queries for `Context::time_on_gpu`, where the device
     /// has wgpu's TIMESTAMP_QUERY (wgpu grants it when the queue's timestamps are valid).
     timestamps: Option<vk::QueryPool>,
+    /// Where the device has pipeline statistics enabled (`COOPGEMM_PIPELINE_STATS=1`).
+    statistics: Option<ash::khr::pipeline_executable_properties::Device>,
 }
 
 impl std::fmt::Debug for VulkanKernels {
@@ -99,6 +101,51 @@ impl std::fmt::Debug for VulkanKernels {
 
 fn vk_error(what: &str) -> impl FnOnce(vk::Result) -> Error + '_ {
     move |e| Error::Device(format!("{what}: {e}"))
+}
+
+/// The driver's statistics of every executable of `pipeline` (built with
+/// CAPTURE_STATISTICS), as `name = value` pairs, or why there are none.
+fn pipeline_statistics(
+    statistics: &ash::khr::pipeline_executable_properties::Device,
+    pipeline: vk::Pipeline,
+) -> String {
+    let info = vk::PipelineInfoKHR::default().pipeline(pipeline);
+    // SAFETY: the pipeline is a live object of this device, built with CAPTURE_STATISTICS,
+    // and pipelineExecutableInfo is enabled (statistics is only Some then).
+    let executables = match unsafe { statistics.get_pipeline_executable_properties(&info) } {
+        Ok(executables) => executables.len() as u32,
+        Err(e) => return format!("no statistics ({e})"),
+    };
+    let mut text = Vec::new();
+    for index in 0..executables {
+        let executable = vk::PipelineExecutableInfoKHR::default()
+            .pipeline(pipeline)
+            .executable_index(index);
+        // SAFETY: as above; the index is below the count the driver reported.
+        let Ok(values) = (unsafe { statistics.get_pipeline_executable_statistics(&executable) })
+        else {
+            continue;
+        };
+        for value in values {
+            let name = value
+                .name_as_c_str()
+                .map(|n| n.to_string_lossy().into_owned());
+            // SAFETY: the union member read is the one `format` names.
+            let number = unsafe {
+                match value.format {
+                    vk::PipelineExecutableStatisticFormatKHR::BOOL32 => value.value.b32.to_string(),
+                    vk::PipelineExecutableStatisticFormatKHR::INT64 => value.value.i64.to_string(),
+                    vk::PipelineExecutableStatisticFormatKHR::UINT64 => value.value.u64.to_string(),
+                    vk::PipelineExecutableStatisticFormatKHR::FLOAT64 => {
+                        value.value.f64.to_string()
+                    }
+                    _ => "?".into(),
+                }
+            };
+            text.push(format!("{} = {number}", name.unwrap_or_default()));
+        }
+    }
+    text.join(", ")
 }
 
 fn touch_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
@@ -122,11 +169,17 @@ impl VulkanKernels {
         store: Option<&crate::disk_cache::CacheStore>,
     ) -> std::result::Result<VulkanKernels, String> {
         // SAFETY: as_hal borrows the hal device through an Arc guard; the ash::Device clone
-        // is a handle + function table, valid while `wgpu_device` (kept below) lives.
-        let device = unsafe { wgpu_device.as_hal::<Vulkan>() }
-            .ok_or("not a Vulkan device")?
-            .raw_device()
-            .clone();
+        // and the statistics loader are a handle + function tables, valid while
+        // `wgpu_device` (kept below) lives.
+        let hal_device = unsafe { wgpu_device.as_hal::<Vulkan>() }.ok_or("not a Vulkan device")?;
+        let device = hal_device.raw_device().clone();
+        let statistics = enabled.pipeline_statistics.then(|| {
+            ash::khr::pipeline_executable_properties::Device::new(
+                hal_device.shared_instance().raw_instance(),
+                &device,
+            )
+        });
+        drop(hal_device);
         // A, B, C and the epilogue's bias vector (A again when there is none).
         let bindings: Vec<_> = (0..4)
             .map(|binding| {
@@ -221,6 +274,7 @@ impl VulkanKernels {
             touch_pipeline,
             touch_layout,
             timestamps,
+            statistics,
         })
     }
 
@@ -282,7 +336,13 @@ impl VulkanKernels {
         if self.enabled.full_subgroups {
             stage = stage.flags(vk::PipelineShaderStageCreateFlags::REQUIRE_FULL_SUBGROUPS_EXT);
         }
+        let flags = if self.statistics.is_some() {
+            vk::PipelineCreateFlags::CAPTURE_STATISTICS_KHR
+        } else {
+            vk::PipelineCreateFlags::empty()
+        };
         let info = [vk::ComputePipelineCreateInfo::default()
+            .flags(flags)
             .stage(stage)
             .layout(self.pipeline_layout)];
         log::debug!(
@@ -306,6 +366,14 @@ impl VulkanKernels {
         );
         if let Some(file) = &self.cache_file {
             super::pipeline_cache::save_vk_pipeline_cache(&self.device, self.pipeline_cache, file);
+        }
+        if let Some(statistics) = &self.statistics {
+            log::info!(
+                "coopmat: pipeline {} {:?}: {}",
+                key.module,
+                key.constants,
+                pipeline_statistics(statistics, pipeline)
+            );
         }
         pipelines.insert(key.clone(), pipeline);
         Ok(pipeline)

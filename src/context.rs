@@ -293,6 +293,10 @@ impl Context {
         simt.pipeline_cache =
             vulkan::pipeline_cache::WgpuPipelineCache::open(&device, store.as_ref(), "simt.wgpu");
         simt.timer = timer.clone();
+        simt.statistics = enabled
+            .is_some_and(|enabled| enabled.pipeline_statistics)
+            .then(|| vulkan::statistics::PipelineStatistics::new(&device))
+            .flatten();
         let mut coopmat = if options.enable_coopmat {
             CoopmatBackend::new(&device, enabled, store.as_ref())
         } else {

@@ -405,6 +405,9 @@ pub struct SimtBackend {
     forced_config: Option<SimtConfig>,
     /// Persisted driver cache the pipelines are built with (set by the context).
     pub(crate) pipeline_cache: Option<crate::vulkan::pipeline_cache::WgpuPipelineCache>,
+    /// Logs each new pipeline's driver statistics (`COOPGEMM_PIPELINE_STATS=1`; set by
+    /// the context).
+    pub(crate) statistics: Option<crate::vulkan::statistics::PipelineStatistics>,
     /// Stamps each pass while a GPU timing is under way (set by the context).
     pub(crate) timer: Option<Arc<crate::timing::GpuTimer>>,
 }
@@ -482,6 +485,7 @@ impl SimtBackend {
             pipelines: Mutex::new(HashMap::new()),
             forced_config,
             pipeline_cache: None,
+            statistics: None,
             timer: None,
         }
     }
@@ -557,6 +561,11 @@ impl SimtBackend {
             });
         if let Some(cache) = &self.pipeline_cache {
             cache.save();
+        }
+        if let (Some(statistics), Some(source)) =
+            (&self.statistics, simt_source(key.types, self.shader_f16))
+        {
+            statistics.log_wgsl(key.config.name, &source, &constants);
         }
         let pipeline = Arc::new(pipeline);
         pipelines.insert(key, pipeline.clone());

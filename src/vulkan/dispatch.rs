@@ -88,7 +88,7 @@ pub(crate) struct VulkanKernels {
     /// has wgpu's TIMESTAMP_QUERY (wgpu grants it when the queue's timestamps are valid).
     timestamps: Option<vk::QueryPool>,
     /// Where the device has pipeline statistics enabled (`COOPGEMM_PIPELINE_STATS=1`).
-    statistics: Option<ash::khr::pipeline_executable_properties::Device>,
+    statistics: Option<super::statistics::PipelineStatistics>,
 }
 
 impl std::fmt::Debug for VulkanKernels {
@@ -101,51 +101,6 @@ impl std::fmt::Debug for VulkanKernels {
 
 fn vk_error(what: &str) -> impl FnOnce(vk::Result) -> Error + '_ {
     move |e| Error::Device(format!("{what}: {e}"))
-}
-
-/// The driver's statistics of every executable of `pipeline` (built with
-/// CAPTURE_STATISTICS), as `name = value` pairs, or why there are none.
-fn pipeline_statistics(
-    statistics: &ash::khr::pipeline_executable_properties::Device,
-    pipeline: vk::Pipeline,
-) -> String {
-    let info = vk::PipelineInfoKHR::default().pipeline(pipeline);
-    // SAFETY: the pipeline is a live object of this device, built with CAPTURE_STATISTICS,
-    // and pipelineExecutableInfo is enabled (statistics is only Some then).
-    let executables = match unsafe { statistics.get_pipeline_executable_properties(&info) } {
-        Ok(executables) => executables.len() as u32,
-        Err(e) => return format!("no statistics ({e})"),
-    };
-    let mut text = Vec::new();
-    for index in 0..executables {
-        let executable = vk::PipelineExecutableInfoKHR::default()
-            .pipeline(pipeline)
-            .executable_index(index);
-        // SAFETY: as above; the index is below the count the driver reported.
-        let Ok(values) = (unsafe { statistics.get_pipeline_executable_statistics(&executable) })
-        else {
-            continue;
-        };
-        for value in values {
-            let name = value
-                .name_as_c_str()
-                .map(|n| n.to_string_lossy().into_owned());
-            // SAFETY: the union member read is the one `format` names.
-            let number = unsafe {
-                match value.format {
-                    vk::PipelineExecutableStatisticFormatKHR::BOOL32 => value.value.b32.to_string(),
-                    vk::PipelineExecutableStatisticFormatKHR::INT64 => value.value.i64.to_string(),
-                    vk::PipelineExecutableStatisticFormatKHR::UINT64 => value.value.u64.to_string(),
-                    vk::PipelineExecutableStatisticFormatKHR::FLOAT64 => {
-                        value.value.f64.to_string()
-                    }
-                    _ => "?".into(),
-                }
-            };
-            text.push(format!("{} = {number}", name.unwrap_or_default()));
-        }
-    }
-    text.join(", ")
 }
 
 fn touch_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
@@ -169,17 +124,15 @@ impl VulkanKernels {
         store: Option<&crate::disk_cache::CacheStore>,
     ) -> std::result::Result<VulkanKernels, String> {
         // SAFETY: as_hal borrows the hal device through an Arc guard; the ash::Device clone
-        // and the statistics loader are a handle + function tables, valid while
-        // `wgpu_device` (kept below) lives.
-        let hal_device = unsafe { wgpu_device.as_hal::<Vulkan>() }.ok_or("not a Vulkan device")?;
-        let device = hal_device.raw_device().clone();
-        let statistics = enabled.pipeline_statistics.then(|| {
-            ash::khr::pipeline_executable_properties::Device::new(
-                hal_device.shared_instance().raw_instance(),
-                &device,
-            )
-        });
-        drop(hal_device);
+        // is a handle + function table, valid while `wgpu_device` (kept below) lives.
+        let device = unsafe { wgpu_device.as_hal::<Vulkan>() }
+            .ok_or("not a Vulkan device")?
+            .raw_device()
+            .clone();
+        let statistics = enabled
+            .pipeline_statistics
+            .then(|| super::statistics::PipelineStatistics::new(wgpu_device))
+            .flatten();
         // A, B, C and the epilogue's bias vector (A again when there is none).
         let bindings: Vec<_> = (0..4)
             .map(|binding| {
@@ -372,7 +325,7 @@ impl VulkanKernels {
                 "coopmat: pipeline {} {:?}: {}",
                 key.module,
                 key.constants,
-                pipeline_statistics(statistics, pipeline)
+                statistics.describe(pipeline)
             );
         }
         pipelines.insert(key.clone(), pipeline);

@@ -7,6 +7,7 @@
 //! - `dispatch`: pipelines built from the GLSL kernels' SPIR-V with ash, and recording
 //!   them on wgpu's own command buffers and buffers.
 //! - `pipeline_cache`: driver pipeline caches loaded from and saved to disk.
+//! - `statistics`: the driver's pipeline statistics (`COOPGEMM_PIPELINE_STATS=1`).
 //!
 //! # How raw commands share wgpu's device and buffers
 //!
@@ -39,6 +40,7 @@ pub mod device;
 pub(crate) mod dispatch;
 pub(crate) mod pipeline_cache;
 pub mod properties;
+pub(crate) mod statistics;
 
 /// Creates the SIMT kernel's shader module without wgpu's runtime bounds checks.
 ///

@@ -93,8 +93,6 @@ override B_K_CONTIGUOUS: bool = false;
 // CPU drivers, where compiling a pipeline costs seconds and the branch costs nothing.
 override LAYOUT_AT_RUNTIME: bool = false;
 
-// Register arrays need constant sizes: this bounds the elements an invocation stages per slice.
-const MAX_STAGING_LOADS: u32 = 16u;
 
 @group(0) @binding(0) var<uniform> params: Params;
 // Bindings 1..3 (A, B, C) come from the storage snippets, binding 4 (the bias vector)
@@ -125,43 +123,91 @@ fn staged_position(is_a: bool, local_index: u32, i: u32) -> vec2<u32> {
     return vec2<u32>(element % tile_outer, element / tile_outer);
 }
 
-// Loads this invocation's share of the slice of A (rows outer0.., k0..) or of B (columns
-// outer0.., k0..) into registers; elements outside the matrix read as zero. `tile_first` is
-// the element index of (outer0, k = 0).
-fn load_slice(is_a: bool, tile_first: u32, outer0: u32, k0: u32, local_index: u32, staged: ptr<function, array<Scalar, MAX_STAGING_LOADS>>) {
-    let loads = select(TILE_N, TILE_M, is_a) * TILE_K / WORKGROUP_SIZE;
-    let outer_limit = select(params.n, params.m, is_a);
+// An invocation's staged elements of one operand and slice (at most 16, SimtConfig::check
+// makes sure), element i in component i % 4 of part i / 4. Named vectors, not an array: the driver keeps an indexed register array in
+// local memory, where writing a loaded value waits for the load, which would stall every
+// prefetch (NVIDIA: 192 bytes of local memory per invocation before this).
+struct Staged {
+    part0: vec4<Scalar>,
+    part1: vec4<Scalar>,
+    part2: vec4<Scalar>,
+    part3: vec4<Scalar>,
+}
+
+// Elements an invocation stages per slice of A (is_a) or B.
+fn staging_loads(is_a: bool) -> u32 {
+    return select(TILE_N, TILE_M, is_a) * TILE_K / WORKGROUP_SIZE;
+}
+
+// The invocation's `i`-th element of the slice of A (rows outer0.., k0..) or of B (columns
+// outer0.., k0..); zero outside the matrix and for i past the invocation's share.
+// `tile_first` is the element index of (outer0, k = 0). Every caller passes a constant i.
+fn load_staged(is_a: bool, tile_first: u32, outer0: u32, k0: u32, local_index: u32, i: u32) -> Scalar {
+    if (i >= staging_loads(is_a)) {
+        return Scalar();
+    }
+    let position = staged_position(is_a, local_index, i);
+    let k = k0 + position.y;
+    if (outer0 + position.x >= select(params.n, params.m, is_a) || k >= params.k) {
+        return Scalar();
+    }
     let outer_stride = select(params.b_outer_stride, params.a_outer_stride, is_a);
     let k_stride = select(params.b_k_stride, params.a_k_stride, is_a);
-    for (var i = 0u; i < loads; i++) {
-        let position = staged_position(is_a, local_index, i);
-        let k = k0 + position.y;
-        var value = Scalar();
-        if (outer0 + position.x < outer_limit && k < params.k) {
-            let index = tile_first + position.x * outer_stride + k * k_stride;
-            if (is_a) {
-                value = Scalar(load_a(index));
-            } else {
-                value = Scalar(load_b(index));
-            }
-        }
-        (*staged)[i] = value;
+    let index = tile_first + position.x * outer_stride + k * k_stride;
+    if (is_a) {
+        return Scalar(load_a(index));
+    }
+    return Scalar(load_b(index));
+}
+
+fn load_four(is_a: bool, tile_first: u32, outer0: u32, k0: u32, local_index: u32, first: u32) -> vec4<Scalar> {
+    return vec4<Scalar>(
+        load_staged(is_a, tile_first, outer0, k0, local_index, first),
+        load_staged(is_a, tile_first, outer0, k0, local_index, first + 1u),
+        load_staged(is_a, tile_first, outer0, k0, local_index, first + 2u),
+        load_staged(is_a, tile_first, outer0, k0, local_index, first + 3u),
+    );
+}
+
+// Loads this invocation's share of a slice into registers (see load_staged).
+fn load_slice(is_a: bool, tile_first: u32, outer0: u32, k0: u32, local_index: u32) -> Staged {
+    return Staged(
+        load_four(is_a, tile_first, outer0, k0, local_index, 0u),
+        load_four(is_a, tile_first, outer0, k0, local_index, 4u),
+        load_four(is_a, tile_first, outer0, k0, local_index, 8u),
+        load_four(is_a, tile_first, outer0, k0, local_index, 12u),
+    );
+}
+
+// Writes the invocation's `i`-th staged element into stage `stage` of workgroup memory,
+// k-major (nothing for i past its share).
+fn store_staged(is_a: bool, stage: u32, local_index: u32, i: u32, value: Scalar) {
+    if (i >= staging_loads(is_a)) {
+        return;
+    }
+    let position = staged_position(is_a, local_index, i);
+    let outer = position.x;
+    let k_row = stage * TILE_K + position.y;
+    if (is_a) {
+        a_stages[k_row * A_ROW_VEC4S + outer / 4u][outer % 4u] = value;
+    } else {
+        b_stages[k_row * B_ROW_VEC4S + outer / 4u][outer % 4u] = value;
     }
 }
 
-// Writes the registers of load_slice into stage `stage` of workgroup memory, k-major.
-fn store_slice(is_a: bool, stage: u32, local_index: u32, staged: ptr<function, array<Scalar, MAX_STAGING_LOADS>>) {
-    let loads = select(TILE_N, TILE_M, is_a) * TILE_K / WORKGROUP_SIZE;
-    for (var i = 0u; i < loads; i++) {
-        let position = staged_position(is_a, local_index, i);
-        let outer = position.x;
-        let k_row = stage * TILE_K + position.y;
-        if (is_a) {
-            a_stages[k_row * A_ROW_VEC4S + outer / 4u][outer % 4u] = (*staged)[i];
-        } else {
-            b_stages[k_row * B_ROW_VEC4S + outer / 4u][outer % 4u] = (*staged)[i];
-        }
-    }
+fn store_four(is_a: bool, stage: u32, local_index: u32, first: u32, values: vec4<Scalar>) {
+    store_staged(is_a, stage, local_index, first, values.x);
+    store_staged(is_a, stage, local_index, first + 1u, values.y);
+    store_staged(is_a, stage, local_index, first + 2u, values.z);
+    store_staged(is_a, stage, local_index, first + 3u, values.w);
+}
+
+// Writes the registers of load_slice into stage `stage` of workgroup memory.
+fn store_slice(is_a: bool, stage: u32, local_index: u32, staged: Staged) {
+    store_four(is_a, stage, local_index, 0u, staged.part0);
+    store_four(is_a, stage, local_index, 4u, staged.part1);
+    store_four(is_a, stage, local_index, 8u, staged.part2);
+    store_four(is_a, stage, local_index, 12u, staged.part3);
 }
 
 // block + a ⊗ b, a 4x4 block of C (column r holds row r) plus an outer product, as fused
@@ -219,26 +265,22 @@ fn main(
     var block10 = mat4x4<Scalar>();
     var block11 = mat4x4<Scalar>();
 
-    var staged_a: array<Scalar, MAX_STAGING_LOADS>;
-    var staged_b: array<Scalar, MAX_STAGING_LOADS>;
     let a_tile_first = params.a_first + batch * params.a_batch_stride + row0 * params.a_outer_stride;
     let b_tile_first = params.b_first + batch * params.b_batch_stride + workgroup.x * params.b_tile_stride;
     let k_slices = (params.k + TILE_K - 1u) / TILE_K;
     if (k_slices > 0u) {
-        load_slice(true, a_tile_first, row0, 0u, local_index, &staged_a);
-        load_slice(false, b_tile_first, col0, 0u, local_index, &staged_b);
-        store_slice(true, 0u, local_index, &staged_a);
-        store_slice(false, 0u, local_index, &staged_b);
+        store_slice(true, 0u, local_index, load_slice(true, a_tile_first, row0, 0u, local_index));
+        store_slice(false, 0u, local_index, load_slice(false, b_tile_first, col0, 0u, local_index));
     }
     workgroupBarrier();
 
     for (var slice = 0u; slice < k_slices; slice++) {
         let stage = slice % 2u;
         let has_next = slice + 1u < k_slices;
-        if (has_next) {
-            load_slice(true, a_tile_first, row0, (slice + 1u) * TILE_K, local_index, &staged_a);
-            load_slice(false, b_tile_first, col0, (slice + 1u) * TILE_K, local_index, &staged_b);
-        }
+        // The next slice (past K on the last one, where every element reads as zero without
+        // touching memory): assigned once, unconditionally, so it stays in registers.
+        let staged_a = load_slice(true, a_tile_first, row0, (slice + 1u) * TILE_K, local_index);
+        let staged_b = load_slice(false, b_tile_first, col0, (slice + 1u) * TILE_K, local_index);
         for (var kk = 0u; kk < TILE_K; kk++) {
             let a_row = (stage * TILE_K + kk) * A_ROW_VEC4S + thread_row;
             let b_row = (stage * TILE_K + kk) * B_ROW_VEC4S + thread_col;
@@ -259,8 +301,8 @@ fn main(
             }
         }
         if (has_next) {
-            store_slice(true, 1u - stage, local_index, &staged_a);
-            store_slice(false, 1u - stage, local_index, &staged_b);
+            store_slice(true, 1u - stage, local_index, staged_a);
+            store_slice(false, 1u - stage, local_index, staged_b);
         }
         workgroupBarrier();
     }

@@ -33,6 +33,9 @@ const TUNING_ROUNDS: usize = 3;
 /// How long one timed batch of back-to-back runs should take. Single runs right after the
 /// warm-up misjudged the H100 at 4096³ (128x128x8-t8x8 timed 5.5 ms, 4.4 ms steady).
 const TUNING_BATCH_SECONDS: f64 = 0.002;
+/// Runs per batch at least, however long one run takes: with one run per batch, an 8192³
+/// f16 class on the H100 once kept a candidate twice as slow as the best (7.3 vs 3.8 ms).
+const MIN_TUNING_BATCH: usize = 3;
 
 /// Whether GEMMs are autotuned on first use of their shape class.
 ///
@@ -293,7 +296,8 @@ fn time_candidates(
     // Then rounds over all candidates (so that clock ramps and drift hit each alike), each
     // timing enough back-to-back runs to last ~2 ms; a candidate keeps its best round.
     let estimate = timings.iter().map(|t| t.1).fold(f64::INFINITY, f64::min);
-    let runs = ((TUNING_BATCH_SECONDS / estimate.max(1e-6)).ceil() as usize).clamp(1, 20);
+    let runs = ((TUNING_BATCH_SECONDS / estimate.max(1e-6)).ceil() as usize)
+        .clamp(MIN_TUNING_BATCH, 20);
     for (_, best) in timings.iter_mut() {
         *best = f64::INFINITY;
     }

@@ -294,10 +294,11 @@ fn time_candidates(
         }
     }
     // Then rounds over all candidates (so that clock ramps and drift hit each alike), each
-    // timing enough back-to-back runs to last ~2 ms; a candidate keeps its best round.
+    // timing enough back-to-back runs to last ~2 ms (at least 3); a candidate keeps its best
+    // round.
     let estimate = timings.iter().map(|t| t.1).fold(f64::INFINITY, f64::min);
-    let runs = ((TUNING_BATCH_SECONDS / estimate.max(1e-6)).ceil() as usize)
-        .clamp(MIN_TUNING_BATCH, 20);
+    let runs =
+        ((TUNING_BATCH_SECONDS / estimate.max(1e-6)).ceil() as usize).clamp(MIN_TUNING_BATCH, 20);
     for (_, best) in timings.iter_mut() {
         *best = f64::INFINITY;
     }

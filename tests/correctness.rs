@@ -6,7 +6,7 @@ mod common;
 
 use coopgemm::{BackendKind, Gemm, GemmTypes, MatrixLayout, Order};
 
-use common::{assert_no_validation_errors, backends_for, check_any, expect_coopmat};
+use common::{assert_none_failed, backends_for, check_any, expect_coopmat};
 
 const SHAPES: [(u32, u32, u32); 12] = [
     (1, 1, 1),
@@ -53,13 +53,7 @@ fn run_cases(types: GemmTypes, cases: &[Gemm]) -> Vec<(BackendKind, usize)> {
         counts.push((*kind, cases.len()));
         eprintln!("{types}: {} cases on {kind}", cases.len());
     }
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
-    assert_no_validation_errors();
+    assert_none_failed(&failures);
     counts
 }
 

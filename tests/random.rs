@@ -11,7 +11,7 @@ mod common;
 
 use coopgemm::{Activation, BiasAxis, Epilogue, Gemm, GemmTypes, MatrixLayout, Order};
 
-use common::{assert_no_validation_errors, backends_for, check_any, Rng};
+use common::{assert_none_failed, backends_for, check_any, Rng};
 
 fn setting(name: &str, default: u64) -> u64 {
     std::env::var(name)
@@ -111,13 +111,7 @@ fn run_random(types: GemmTypes, cases: u64) {
         }
         eprintln!("{types}: {cases} random cases on {kind}");
     }
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
-    assert_no_validation_errors();
+    assert_none_failed(&failures);
 }
 
 fn cases() -> u64 {

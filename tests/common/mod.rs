@@ -224,9 +224,15 @@ pub fn install_logger() {
 }
 
 /// Ends a test that ran `ran` cases and collected `failures`: at least one case must have
-/// run, none may have failed, and the validation layer must have stayed silent.
+/// run, and [`assert_none_failed`].
 pub fn assert_all_passed(ran: usize, failures: &[String]) {
     assert!(ran > 0, "no case ran");
+    assert_none_failed(failures);
+}
+
+/// Fails with every collected failure listed, or if the validation layer reported anything.
+/// For tests whose types may have no backend on this machine (zero cases is then right).
+pub fn assert_none_failed(failures: &[String]) {
     assert!(
         failures.is_empty(),
         "{} failures:\n{}",

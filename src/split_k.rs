@@ -368,26 +368,15 @@ impl SplitKernels {
             pass.dispatch_workgroups(grid[0], grid[1], grid[2]);
         };
         let partial_buffers = GemmBuffers::new(buffers.a, buffers.b, &scratch);
+        let mut target = target;
         let mut partial = None;
+        for part in split.partial_gemms(gemm) {
+            partial =
+                Some(backend.record(&part.resolve()?, &partial_buffers, target.reborrow())?);
+        }
         match target {
-            Target::Encoder(encoder) => {
-                for part in split.partial_gemms(gemm) {
-                    partial = Some(backend.record(
-                        &part.resolve()?,
-                        &partial_buffers,
-                        Target::Encoder(&mut *encoder),
-                    )?);
-                }
-                encode_reduce(encoder);
-            }
+            Target::Encoder(encoder) => encode_reduce(encoder),
             Target::CommandBuffers(list) => {
-                for part in split.partial_gemms(gemm) {
-                    partial = Some(backend.record(
-                        &part.resolve()?,
-                        &partial_buffers,
-                        Target::CommandBuffers(&mut *list),
-                    )?);
-                }
                 let mut encoder =
                     self.device
                         .create_command_encoder(&wgpu::CommandEncoderDescriptor {

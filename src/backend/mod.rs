@@ -65,6 +65,16 @@ pub enum Target<'a> {
     CommandBuffers(&'a mut Vec<wgpu::CommandBuffer>),
 }
 
+impl Target<'_> {
+    /// The same target for one more recording, leaving this one usable afterwards.
+    pub(crate) fn reborrow(&mut self) -> Target<'_> {
+        match self {
+            Target::Encoder(encoder) => Target::Encoder(encoder),
+            Target::CommandBuffers(list) => Target::CommandBuffers(list),
+        }
+    }
+}
+
 /// What a backend chose for one GEMM: its kernel configuration, in words and numbers.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KernelInfo {

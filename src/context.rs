@@ -399,10 +399,14 @@ impl Context {
         target: Target<'_>,
     ) -> Result<KernelInfo> {
         if let Some(split) = self.split_for(backend, gemm) {
-            return self
-                .shared
-                .split_kernels
-                .record(backend, gemm, buffers, split, target);
+            return self.shared.split_kernels.record(
+                backend,
+                gemm,
+                buffers,
+                split,
+                target,
+                &|part| self.tuned_config(backend, part),
+            );
         }
         let tuned = self.tuned_config(backend, gemm)?;
         backend.record_config(gemm, buffers, target, tuned.as_deref())

@@ -295,6 +295,8 @@ impl SplitKernels {
     }
 
     /// Records the partial GEMMs and the reduction.
+    /// `config_for` names the configuration each partial GEMM runs with (the autotuned one,
+    /// or `None` for the backend's choice).
     pub(crate) fn record(
         &self,
         backend: &dyn Backend,
@@ -302,6 +304,7 @@ impl SplitKernels {
         buffers: &GemmBuffers<'_>,
         split: SplitK,
         target: Target<'_>,
+        config_for: &dyn Fn(&ResolvedGemm) -> Result<Option<String>>,
     ) -> Result<KernelInfo> {
         // Everything about the user's buffers is checked against the real GEMM first.
         let plan = BindingPlan::new(gemm, buffers, &self.limits)?;
@@ -371,8 +374,14 @@ impl SplitKernels {
         let mut target = target;
         let mut partial = None;
         for part in split.partial_gemms(gemm) {
-            partial =
-                Some(backend.record(&part.resolve()?, &partial_buffers, target.reborrow())?);
+            let part = part.resolve()?;
+            let config = config_for(&part)?;
+            partial = Some(backend.record_config(
+                &part,
+                &partial_buffers,
+                target.reborrow(),
+                config.as_deref(),
+            )?);
         }
         match target {
             Target::Encoder(encoder) => encode_reduce(encoder),

@@ -87,6 +87,18 @@ fn stride_cases() -> Vec<Gemm> {
             .a(MatrixLayout::column_major().leading_dimension(41))
             .b(MatrixLayout::row_major().leading_dimension(47))
             .c(MatrixLayout::column_major().leading_dimension(43).offset(1)),
+        // Aligned to four elements (offsets, leading dimensions, batch strides, ends): the
+        // SIMT kernel loads A and B as vectors, around padding, in batches.
+        Gemm::new(36, 44, 28)
+            .a(MatrixLayout::row_major().leading_dimension(32).offset(8))
+            .b(MatrixLayout::row_major().leading_dimension(48).offset(4))
+            .c(MatrixLayout::row_major().leading_dimension(50).offset(3)),
+        Gemm::new(20, 24, 36)
+            .batch(3)
+            .a(MatrixLayout::row_major().batch_stride(36 * 20 + 8))
+            .b(MatrixLayout::column_major()
+                .leading_dimension(40)
+                .batch_stride(24 * 40)),
         // Batches: packed, strided with gaps, and A or B broadcast (stride 0).
         Gemm::new(33, 17, 20).batch(3),
         Gemm::new(20, 24, 36)

@@ -4,9 +4,13 @@
 // for the GEMM's element types: they define `Scalar`, the type products are summed in
 // (f32; f16 where the GEMM asks for f16 sums and the device has SHADER_F16), declare
 // bindings 1..3 (A, B, C) and define
-//   load_a(index), load_b(index) (each convertible to Scalar), load_c(index) -> f32,
+//   Element, Quad: one element and four elements adjacent in memory, as stored;
+//   load_a(index), load_b(index) -> Element; load_a_quad(index), load_b_quad(index) ->
+//   Quad (elements index..index + 3); quad_of(four Elements) -> Quad;
+//   decode_quad(Quad) (convertible to vec4<Scalar>); load_c(index) -> f32;
 //   store_c(index, f32)
-// (f32 or f16 arrays, or 16-bit f16/bf16 elements packed two per u32 word), and the
+// (f32 or f16 arrays, or 16-bit f16/bf16 elements packed two per u32 word; A and B bound
+// as vectors, one load per quad, where the host knows every quad is aligned), and the
 // epilogue (binding 4, apply_epilogue), which works in f32.
 //
 // Tiling (batch -> workgroup tile -> invocation tile):
@@ -106,108 +110,150 @@ var<workgroup> b_stages: array<vec4<Scalar>, 2u * TILE_K * B_ROW_VEC4S>;
 
 // A and B are staged the same way, each seen as an "outer" dimension (rows of A, columns
 // of B) times k. `is_a` picks the operand; every call passes a literal, so it folds away.
+//
+// An invocation moves its share of a slice in quads: four elements adjacent along the
+// operand's contiguous direction (k for a k-contiguous operand, else the outer dimension),
+// read with one vector load where the storage snippet binds vectors (load_a_quad).
 
-// Where, in an outer x TILE_K slice, the invocation's `i`-th staged element lies:
-// (outer, k). Neighbouring invocations take neighbouring elements along the operand's
-// contiguous direction, so their global reads coalesce.
-fn staged_position(is_a: bool, local_index: u32, i: u32) -> vec2<u32> {
-    let element = local_index + i * WORKGROUP_SIZE;
-    let tile_outer = select(TILE_N, TILE_M, is_a);
-    var k_contiguous = select(B_K_CONTIGUOUS, A_K_CONTIGUOUS, is_a);
+// Whether consecutive k of the operand are adjacent in memory.
+fn is_k_contiguous(is_a: bool) -> bool {
     if (LAYOUT_AT_RUNTIME) {
-        k_contiguous = select(params.b_k_contiguous, params.a_k_contiguous, is_a) != 0u;
+        return select(params.b_k_contiguous, params.a_k_contiguous, is_a) != 0u;
     }
-    if (k_contiguous) {
-        return vec2<u32>(element / TILE_K, element % TILE_K);
-    }
-    return vec2<u32>(element % tile_outer, element / tile_outer);
+    return select(B_K_CONTIGUOUS, A_K_CONTIGUOUS, is_a);
 }
 
-// An invocation's staged elements of one operand and slice (at most 16, SimtConfig::check
-// makes sure), element i in component i % 4 of part i / 4. Named vectors, not an array: the driver keeps an indexed register array in
-// local memory, where writing a loaded value waits for the load, which would stall every
-// prefetch (NVIDIA: 192 bytes of local memory per invocation before this).
+// Quads in one outer x TILE_K slice of the operand.
+fn slice_quads(is_a: bool) -> u32 {
+    return select(TILE_N, TILE_M, is_a) * TILE_K / 4u;
+}
+
+// Where, in an outer x TILE_K slice, the first element of the invocation's `p`-th quad lies:
+// (outer, k). Neighbouring invocations take neighbouring quads along the contiguous
+// direction, so their global reads coalesce.
+fn quad_position(is_a: bool, local_index: u32, p: u32) -> vec2<u32> {
+    let quad = local_index + p * WORKGROUP_SIZE;
+    if (is_k_contiguous(is_a)) {
+        let quads_per_row = TILE_K / 4u;
+        return vec2<u32>(quad / quads_per_row, (quad % quads_per_row) * 4u);
+    }
+    let quads_per_row = select(TILE_N, TILE_M, is_a) / 4u;
+    return vec2<u32>((quad % quads_per_row) * 4u, quad / quads_per_row);
+}
+
+// An invocation's staged quads of one operand and slice (at most four, SimtConfig::check
+// makes sure), as stored in memory: decoding waits for the load, so it happens only when
+// the quads are written to workgroup memory, after the stage in flight is multiplied.
+// Named members, not an array: the driver keeps an indexed register array in local memory,
+// where writing a loaded value waits for the load, which would stall every prefetch too
+// (NVIDIA: 192 bytes of local memory per invocation with an array).
 struct Staged {
-    part0: vec4<Scalar>,
-    part1: vec4<Scalar>,
-    part2: vec4<Scalar>,
-    part3: vec4<Scalar>,
+    part0: Quad,
+    part1: Quad,
+    part2: Quad,
+    part3: Quad,
 }
 
-// Elements an invocation stages per slice of A (is_a) or B.
-fn staging_loads(is_a: bool) -> u32 {
-    return select(TILE_N, TILE_M, is_a) * TILE_K / WORKGROUP_SIZE;
-}
-
-// The invocation's `i`-th element of the slice of A (rows outer0.., k0..) or of B (columns
-// outer0.., k0..); zero outside the matrix and for i past the invocation's share.
-// `tile_first` is the element index of (outer0, k = 0). Every caller passes a constant i.
-fn load_staged(is_a: bool, tile_first: u32, outer0: u32, k0: u32, local_index: u32, i: u32) -> Scalar {
-    if (i >= staging_loads(is_a)) {
-        return Scalar();
+// The invocation's `p`-th quad of the slice of A (rows outer0.., k0..) or of B (columns
+// outer0.., k0..); zero outside the matrix and for quads past the slice. `tile_first` is
+// the element index of (outer0, k = 0). Every caller passes a constant p.
+fn load_quad(is_a: bool, tile_first: u32, outer0: u32, k0: u32, local_index: u32, p: u32) -> Quad {
+    if (local_index + p * WORKGROUP_SIZE >= slice_quads(is_a)) {
+        return Quad();
     }
-    let position = staged_position(is_a, local_index, i);
+    let position = quad_position(is_a, local_index, p);
+    let outer = outer0 + position.x;
     let k = k0 + position.y;
-    if (outer0 + position.x >= select(params.n, params.m, is_a) || k >= params.k) {
-        return Scalar();
+    let outer_count = select(params.n, params.m, is_a);
+    if (outer >= outer_count || k >= params.k) {
+        return Quad();
     }
     let outer_stride = select(params.b_outer_stride, params.a_outer_stride, is_a);
     let k_stride = select(params.b_k_stride, params.a_k_stride, is_a);
     let index = tile_first + position.x * outer_stride + k * k_stride;
-    if (is_a) {
-        return Scalar(load_a(index));
+    // Elements of the quad inside the matrix (1..=4), and the stride between them.
+    var valid = min(outer_count - outer, 4u);
+    var step = outer_stride;
+    if (is_k_contiguous(is_a)) {
+        valid = min(params.k - k, 4u);
+        step = k_stride;
     }
-    return Scalar(load_b(index));
-}
-
-fn load_four(is_a: bool, tile_first: u32, outer0: u32, k0: u32, local_index: u32, first: u32) -> vec4<Scalar> {
-    return vec4<Scalar>(
-        load_staged(is_a, tile_first, outer0, k0, local_index, first),
-        load_staged(is_a, tile_first, outer0, k0, local_index, first + 1u),
-        load_staged(is_a, tile_first, outer0, k0, local_index, first + 2u),
-        load_staged(is_a, tile_first, outer0, k0, local_index, first + 3u),
+    if (valid == 4u && step == 1u) {
+        if (is_a) {
+            return load_a_quad(index);
+        }
+        return load_b_quad(index);
+    }
+    return quad_of(
+        load_element(is_a, index, 0u, valid, step),
+        load_element(is_a, index, 1u, valid, step),
+        load_element(is_a, index, 2u, valid, step),
+        load_element(is_a, index, 3u, valid, step),
     );
 }
 
-// Loads this invocation's share of a slice into registers (see load_staged).
+// Element `lane` of a quad that starts at `index` with `step` between elements, or zero
+// past its `valid` elements. Every caller passes a constant lane.
+fn load_element(is_a: bool, index: u32, lane: u32, valid: u32, step: u32) -> Element {
+    if (lane >= valid) {
+        return Element();
+    }
+    if (is_a) {
+        return load_a(index + lane * step);
+    }
+    return load_b(index + lane * step);
+}
+
+// Loads this invocation's share of a slice into registers (see load_quad).
 fn load_slice(is_a: bool, tile_first: u32, outer0: u32, k0: u32, local_index: u32) -> Staged {
     return Staged(
-        load_four(is_a, tile_first, outer0, k0, local_index, 0u),
-        load_four(is_a, tile_first, outer0, k0, local_index, 4u),
-        load_four(is_a, tile_first, outer0, k0, local_index, 8u),
-        load_four(is_a, tile_first, outer0, k0, local_index, 12u),
+        load_quad(is_a, tile_first, outer0, k0, local_index, 0u),
+        load_quad(is_a, tile_first, outer0, k0, local_index, 1u),
+        load_quad(is_a, tile_first, outer0, k0, local_index, 2u),
+        load_quad(is_a, tile_first, outer0, k0, local_index, 3u),
     );
 }
 
-// Writes the invocation's `i`-th staged element into stage `stage` of workgroup memory,
-// k-major (nothing for i past its share).
-fn store_staged(is_a: bool, stage: u32, local_index: u32, i: u32, value: Scalar) {
-    if (i >= staging_loads(is_a)) {
+// Writes the invocation's `p`-th quad into stage `stage` of workgroup memory, k-major:
+// one vec4 when the quad runs along the outer dimension, four elements when along k
+// (nothing for quads past the slice).
+fn store_quad(is_a: bool, stage: u32, local_index: u32, p: u32, stored: Quad) {
+    if (local_index + p * WORKGROUP_SIZE >= slice_quads(is_a)) {
         return;
     }
-    let position = staged_position(is_a, local_index, i);
+    let quad = vec4<Scalar>(decode_quad(stored));
+    let position = quad_position(is_a, local_index, p);
     let outer = position.x;
     let k_row = stage * TILE_K + position.y;
-    if (is_a) {
-        a_stages[k_row * A_ROW_VEC4S + outer / 4u][outer % 4u] = value;
-    } else {
-        b_stages[k_row * B_ROW_VEC4S + outer / 4u][outer % 4u] = value;
+    let row_vec4s = select(B_ROW_VEC4S, A_ROW_VEC4S, is_a);
+    if (!is_k_contiguous(is_a)) {
+        if (is_a) {
+            a_stages[k_row * row_vec4s + outer / 4u] = quad;
+        } else {
+            b_stages[k_row * row_vec4s + outer / 4u] = quad;
+        }
+        return;
     }
+    store_element(is_a, k_row * row_vec4s + outer / 4u, outer % 4u, quad.x);
+    store_element(is_a, (k_row + 1u) * row_vec4s + outer / 4u, outer % 4u, quad.y);
+    store_element(is_a, (k_row + 2u) * row_vec4s + outer / 4u, outer % 4u, quad.z);
+    store_element(is_a, (k_row + 3u) * row_vec4s + outer / 4u, outer % 4u, quad.w);
 }
 
-fn store_four(is_a: bool, stage: u32, local_index: u32, first: u32, values: vec4<Scalar>) {
-    store_staged(is_a, stage, local_index, first, values.x);
-    store_staged(is_a, stage, local_index, first + 1u, values.y);
-    store_staged(is_a, stage, local_index, first + 2u, values.z);
-    store_staged(is_a, stage, local_index, first + 3u, values.w);
+fn store_element(is_a: bool, at: u32, component: u32, value: Scalar) {
+    if (is_a) {
+        a_stages[at][component] = value;
+    } else {
+        b_stages[at][component] = value;
+    }
 }
 
 // Writes the registers of load_slice into stage `stage` of workgroup memory.
 fn store_slice(is_a: bool, stage: u32, local_index: u32, staged: Staged) {
-    store_four(is_a, stage, local_index, 0u, staged.part0);
-    store_four(is_a, stage, local_index, 4u, staged.part1);
-    store_four(is_a, stage, local_index, 8u, staged.part2);
-    store_four(is_a, stage, local_index, 12u, staged.part3);
+    store_quad(is_a, stage, local_index, 0u, staged.part0);
+    store_quad(is_a, stage, local_index, 1u, staged.part1);
+    store_quad(is_a, stage, local_index, 2u, staged.part2);
+    store_quad(is_a, stage, local_index, 3u, staged.part3);
 }
 
 // block + a ⊗ b, a 4x4 block of C (column r holds row r) plus an outer product, as fused

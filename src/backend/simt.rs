@@ -6,8 +6,10 @@
 //! A and B, and f32, f16 or bf16 C, summed in f32; a GEMM that asks for f16 sums
 //! ([`GemmTypes::F16_ACC_F16`]) multiplies and sums in f16 where the device has
 //! `wgpu::Features::SHADER_F16` (packed f16 arithmetic: about twice the f32 rate), and in
-//! f32 elsewhere. Pipelines are built once per (configuration, types, operand layout) and
-//! cached.
+//! f32 elsewhere. A and B are bound as arrays of four-element vectors where every quad of
+//! elements the kernel loads at once is aligned (`loads_whole_quads`: one 16-byte load
+//! instead of four), as scalars otherwise. Pipelines are built once per (configuration,
+//! types, operand layout, vector or scalar loads) and cached.
 //!
 //! Integer GEMMs (i8 × i8 → i32) have no SIMT kernel: they run on the cooperative-matrix
 //! backend, and where that is missing the GEMM fails with [`Error::NoBackend`].
@@ -31,9 +33,12 @@ mod storage {
     pub const COMPUTE_F32: &str = include_str!("../../wgsl/storage/compute_f32.wgsl");
     pub const COMPUTE_F16: &str = include_str!("../../wgsl/storage/compute_f16.wgsl");
     pub const INPUTS_F16: &str = include_str!("../../wgsl/storage/inputs_f16.wgsl");
+    pub const INPUTS_F16_VEC4: &str = include_str!("../../wgsl/storage/inputs_f16_vec4.wgsl");
     pub const OUTPUT_F16: &str = include_str!("../../wgsl/storage/output_f16.wgsl");
     pub const INPUTS_F32: &str = include_str!("../../wgsl/storage/inputs_f32.wgsl");
+    pub const INPUTS_F32_VEC4: &str = include_str!("../../wgsl/storage/inputs_f32_vec4.wgsl");
     pub const INPUTS_16BIT: &str = include_str!("../../wgsl/storage/inputs_16bit.wgsl");
+    pub const INPUTS_16BIT_VEC4: &str = include_str!("../../wgsl/storage/inputs_16bit_vec4.wgsl");
     pub const OUTPUT_F32: &str = include_str!("../../wgsl/storage/output_f32.wgsl");
     pub const OUTPUT_16BIT: &str = include_str!("../../wgsl/storage/output_16bit.wgsl");
     pub const FORMAT_F16: &str = include_str!("../../wgsl/storage/format_f16.wgsl");
@@ -106,26 +111,33 @@ pub fn compute_type(types: GemmTypes, shader_f16: bool) -> DType {
 
 /// The complete WGSL of the SIMT kernel for `types` on a device with (`shader_f16`) or
 /// without wgpu's `SHADER_F16`: the storage snippets for the element types and the
-/// arithmetic ([`compute_type`]), then the body. `None` when the SIMT kernel cannot store
-/// these types.
+/// arithmetic ([`compute_type`]), then the body. With `vector_loads`, A and B are bound as
+/// arrays of four-element vectors (one load per quad; only for GEMMs whose operands
+/// `loads_whole_quads`). `None` when the SIMT kernel cannot store these types.
 ///
 /// ```
 /// use coopgemm::{backend::simt::simt_source, GemmTypes};
-/// assert!(simt_source(GemmTypes::BF16_F32_BF16, true).unwrap().contains("fn decode_16bit"));
-/// assert!(simt_source(GemmTypes::F16_ACC_F16, true).unwrap().starts_with("// The kernel multiplies and sums in f16"));
-/// assert!(simt_source(GemmTypes::I8_I32, true).is_none());
+/// assert!(simt_source(GemmTypes::BF16_F32_BF16, true, false).unwrap().contains("fn decode_16bit"));
+/// assert!(simt_source(GemmTypes::F32, true, true).unwrap().contains("array<vec4<f32>>"));
+/// assert!(simt_source(GemmTypes::F16_ACC_F16, true, false).unwrap().starts_with("// The kernel multiplies and sums in f16"));
+/// assert!(simt_source(GemmTypes::I8_I32, true, false).is_none());
 /// ```
-pub fn simt_source(types: GemmTypes, shader_f16: bool) -> Option<String> {
+pub fn simt_source(types: GemmTypes, shader_f16: bool, vector_loads: bool) -> Option<String> {
     check_types(types).ok()?;
     if compute_type(types, shader_f16) == DType::F16 {
         let output = match types.output {
             DType::F16 => storage::OUTPUT_F16,
             _ => storage::OUTPUT_F32,
         };
+        let inputs = if vector_loads {
+            storage::INPUTS_F16_VEC4
+        } else {
+            storage::INPUTS_F16
+        };
         return Some(
             [
                 storage::COMPUTE_F16,
-                storage::INPUTS_F16,
+                inputs,
                 output,
                 storage::EPILOGUE,
                 SIMT_WGSL,
@@ -133,10 +145,11 @@ pub fn simt_source(types: GemmTypes, shader_f16: bool) -> Option<String> {
             .join("\n"),
         );
     }
-    let inputs = if types.input == DType::F32 {
-        storage::INPUTS_F32
-    } else {
-        storage::INPUTS_16BIT
+    let inputs = match (types.input == DType::F32, vector_loads) {
+        (true, false) => storage::INPUTS_F32,
+        (true, true) => storage::INPUTS_F32_VEC4,
+        (false, false) => storage::INPUTS_16BIT,
+        (false, true) => storage::INPUTS_16BIT_VEC4,
     };
     let [format, output, epilogue] = output_snippets(types.input, types.output);
     Some(
@@ -150,6 +163,34 @@ pub fn simt_source(types: GemmTypes, shader_f16: bool) -> Option<String> {
         ]
         .join("\n"),
     )
+}
+
+/// Whether the SIMT kernel can load `matrix` (A when `is_a`, else B) a quad at a time: four
+/// elements adjacent along its contiguous direction, starting at a multiple of 4, inside a
+/// bound range of whole quads. Then the operand binds as vectors ([`simt_source`]).
+/// `tile_stride` is the element distance between the B tiles of neighbouring workgroups.
+///
+/// Holds when the contiguous direction has stride 1 and the matrix's offset, its other
+/// strides and its end (the bound range's end) are multiples of 4: e.g. row-major A with
+/// K and the leading dimension multiples of 4.
+fn loads_whole_quads(matrix: &ResolvedMatrix, is_a: bool, tile_stride: u64) -> bool {
+    let (outer_stride, k_stride) = if is_a {
+        (matrix.row_stride(), matrix.col_stride())
+    } else {
+        (matrix.col_stride(), matrix.row_stride())
+    };
+    let (contiguous, other) = if k_contiguous(matrix, is_a) {
+        (k_stride, outer_stride)
+    } else {
+        (outer_stride, k_stride)
+    };
+    let aligned = |value: u64| value.is_multiple_of(4);
+    contiguous == 1
+        && aligned(other)
+        && aligned(matrix.offset)
+        && aligned(matrix.end_index())
+        && (matrix.batch == 1 || aligned(matrix.batch_stride))
+        && (is_a || aligned(tile_stride))
 }
 
 /// One tile configuration of the SIMT kernel.
@@ -177,15 +218,7 @@ pub struct SimtConfig {
 
 impl SimtConfig {
     /// Every named configuration.
-    pub const ALL: [SimtConfig; 7] = [
-        SimtConfig {
-            name: "128x128x16-t8x8",
-            tile_m: 128,
-            tile_n: 128,
-            tile_k: 16,
-            thread_m: 8,
-            thread_n: 8,
-        },
+    pub const ALL: [SimtConfig; 10] = [
         SimtConfig {
             name: "128x128x8-t8x8",
             tile_m: 128,
@@ -193,6 +226,38 @@ impl SimtConfig {
             tile_k: 8,
             thread_m: 8,
             thread_n: 8,
+        },
+        SimtConfig {
+            name: "128x64x8-t8x4",
+            tile_m: 128,
+            tile_n: 64,
+            tile_k: 8,
+            thread_m: 8,
+            thread_n: 4,
+        },
+        SimtConfig {
+            name: "128x64x16-t8x4",
+            tile_m: 128,
+            tile_n: 64,
+            tile_k: 16,
+            thread_m: 8,
+            thread_n: 4,
+        },
+        SimtConfig {
+            name: "64x128x16-t4x4",
+            tile_m: 64,
+            tile_n: 128,
+            tile_k: 16,
+            thread_m: 4,
+            thread_n: 4,
+        },
+        SimtConfig {
+            name: "64x64x16-t4x4",
+            tile_m: 64,
+            tile_n: 64,
+            tile_k: 16,
+            thread_m: 4,
+            thread_n: 4,
         },
         SimtConfig {
             name: "128x64x16-t8x8",
@@ -264,9 +329,12 @@ impl SimtConfig {
         {
             return Err("tile must hold whole invocation blocks".into());
         }
-        for loads in [self.tile_m * self.tile_k, self.tile_n * self.tile_k] {
-            if loads % size != 0 || loads / size > 16 {
-                return Err("each invocation must stage 1..=16 elements per operand".into());
+        if !self.tile_k.is_multiple_of(4) {
+            return Err("tile depth must be a multiple of 4 (loads move quads)".into());
+        }
+        for elements in [self.tile_m * self.tile_k, self.tile_n * self.tile_k] {
+            if elements / 4 > 4 * size {
+                return Err("each invocation must stage at most 4 quads per operand".into());
             }
         }
         if size > limits.max_compute_invocations_per_workgroup
@@ -342,6 +410,14 @@ fn stride32(stride: u64) -> u32 {
 }
 
 impl SimtParams {
+    /// Elements between the B tiles of neighbouring workgroups.
+    fn b_tile_stride(gemm: &ResolvedGemm, config: &SimtConfig) -> u64 {
+        match gemm.b.order {
+            Order::ColumnPanels { .. } => gemm.b.panel_stride(),
+            _ => gemm.b.col_stride().saturating_mul(config.tile_n as u64),
+        }
+    }
+
     fn new(gemm: &ResolvedGemm, plan: &BindingPlan, config: &SimtConfig) -> SimtParams {
         // A is addressed as (row = outer, k); B as (col = outer, k).
         let (a_outer, a_k) = (gemm.a.row_stride(), gemm.a.col_stride());
@@ -350,10 +426,7 @@ impl SimtParams {
             m: gemm.gemm.m,
             n: gemm.gemm.n,
             k: gemm.gemm.k,
-            b_tile_stride: match gemm.b.order {
-                Order::ColumnPanels { .. } => stride32(gemm.b.panel_stride()),
-                _ => stride32(b_outer.saturating_mul(config.tile_n as u64)),
-            },
+            b_tile_stride: stride32(SimtParams::b_tile_stride(gemm, config)),
             a_first: plan.a.first_element,
             a_outer_stride: stride32(a_outer),
             a_k_stride: stride32(a_k),
@@ -385,6 +458,8 @@ struct PipelineKey {
     /// (A k-contiguous, B k-contiguous) compiled in; `None` on CPU drivers, where one
     /// pipeline reads the layout at run time (compiling one costs seconds there).
     layout: Option<(bool, bool)>,
+    /// A and B bound as vectors, a quad per load (`loads_whole_quads`).
+    vector_loads: bool,
 }
 
 /// The SIMT backend of one device.
@@ -397,8 +472,9 @@ pub struct SimtBackend {
     f16_conversions: bool,
     /// Whether the device has wgpu's `SHADER_F16` (f16 arithmetic and 16-bit storage).
     shader_f16: bool,
-    /// One module per (input, arithmetic, output) combination, built on first use.
-    modules: Mutex<HashMap<(DType, DType, DType), wgpu::ShaderModule>>,
+    /// One module per (input, arithmetic, output, vector loads) combination, built on first
+    /// use.
+    modules: Mutex<HashMap<(DType, DType, DType, bool), wgpu::ShaderModule>>,
     bind_group_layout: wgpu::BindGroupLayout,
     pipeline_layout: wgpu::PipelineLayout,
     pipelines: Mutex<HashMap<PipelineKey, Arc<wgpu::ComputePipeline>>>,
@@ -499,17 +575,23 @@ impl SimtBackend {
         }
         let (m, n) = (gemm.gemm.m as u64, gemm.gemm.n as u64);
         let f16_arithmetic = compute_type(gemm.gemm.types, self.shader_f16) == DType::F16;
-        let preferred: &[&str] = if f16_arithmetic && !self.is_cpu && m * n >= 512 * 512 {
-            // f16 sums on the H100: 4x4 per invocation measured fastest at 4096³ (31.7
-            // TFLOP/s; 8x8 per invocation 22.9, where f32 sums reach 31 with 8x8).
-            &["64x64x8-t4x4", "64x64x16-t8x8"]
-        } else if m * n >= 512 * 512 && m <= 64 {
-            // Thin outputs: a 128-row tile would compute half padding.
-            &["64x128x16-t8x8", "64x64x16-t8x8"]
-        } else if m * n >= 512 * 512 && n <= 64 {
-            &["128x64x16-t8x8", "64x64x16-t8x8"]
-        } else if m * n >= 512 * 512 {
+        let large = m * n >= 512 * 512;
+        let preferred: &[&str] = if f16_arithmetic && !self.is_cpu && large {
+            // f16 sums on the H100 (4096³): small invocation tiles, deep stages (64x128x16-t4x4
+            // 43.7 TFLOP/s, 64x64x16-t4x4 41.7, 128x128x8-t8x8 27.8).
+            &["64x128x16-t4x4", "64x64x16-t4x4", "64x64x8-t4x4"]
+        } else if large && (m <= 64 || n <= 64) {
+            // Thin outputs: a 128-row tile would compute half padding. On the H100, 64x4096²
+            // in 4 K slices: 64x64x16-t4x4 22.5 TFLOP/s, 64x128x16-t8x8 13.1.
+            &["64x64x16-t4x4", "64x128x16-t4x4", "64x128x16-t8x8"]
+        } else if large && self.is_cpu {
+            &["128x128x8-t8x8", "64x64x16-t8x8"]
+        } else if large {
+            // f32 sums on the H100 (4096³ / 8192³): 128x64x8-t8x4 36.0 / 37.5 TFLOP/s, where
+            // 128x128x8-t8x8 reaches 31.9 / 32.3 (117 registers per invocation against 59:
+            // half the resident workgroups).
             &[
+                "128x64x8-t8x4",
                 "128x128x8-t8x8",
                 "64x64x16-t8x8",
                 "64x64x8-t4x4",
@@ -536,14 +618,15 @@ impl SimtBackend {
             return Ok(pipeline.clone());
         }
         key.config.check(&self.limits).map_err(Error::Pipeline)?;
-        let module = self.module(key.types)?;
+        let module = self.module(key.types, key.vector_loads)?;
         let constants = key.config.constants(key.layout);
         log::debug!(
-            "simt: building pipeline {} for {} in {} (A, B k-contiguous: {:?})",
+            "simt: building pipeline {} for {} in {} (A, B k-contiguous: {:?}; vector loads: {})",
             key.config.name,
             key.types,
             compute_type(key.types, self.shader_f16),
-            key.layout
+            key.layout,
+            key.vector_loads
         );
         let pipeline = self
             .device
@@ -562,9 +645,10 @@ impl SimtBackend {
         if let Some(cache) = &self.pipeline_cache {
             cache.save();
         }
-        if let (Some(statistics), Some(source)) =
-            (&self.statistics, simt_source(key.types, self.shader_f16))
-        {
+        if let (Some(statistics), Some(source)) = (
+            &self.statistics,
+            simt_source(key.types, self.shader_f16, key.vector_loads),
+        ) {
             statistics.log_wgsl(key.config.name, &source, &constants);
         }
         let pipeline = Arc::new(pipeline);
@@ -573,19 +657,21 @@ impl SimtBackend {
     }
 
     /// The shader module for the storage of `types`, built on first use.
-    fn module(&self, types: GemmTypes) -> Result<wgpu::ShaderModule> {
+    fn module(&self, types: GemmTypes, vector_loads: bool) -> Result<wgpu::ShaderModule> {
         let mut modules = self
             .modules
             .lock()
             .map_err(|_| Error::Pipeline("module cache poisoned".into()))?;
         let compute = compute_type(types, self.shader_f16);
-        let storage = (types.input, compute, types.output);
+        let storage = (types.input, compute, types.output, vector_loads);
         if let Some(module) = modules.get(&storage) {
             return Ok(module.clone());
         }
-        let source = simt_source(types, self.shader_f16).ok_or_else(|| Error::Unsupported {
-            backend: BackendKind::Simt,
-            reason: format!("no SIMT storage for {types}"),
+        let source = simt_source(types, self.shader_f16, vector_loads).ok_or_else(|| {
+            Error::Unsupported {
+                backend: BackendKind::Simt,
+                reason: format!("no SIMT storage for {types}"),
+            }
         })?;
         let descriptor = wgpu::ShaderModuleDescriptor {
             label: Some("coopgemm simt"),
@@ -626,11 +712,14 @@ impl SimtBackend {
                 .find(|config| config.name == name)
                 .ok_or_else(|| unsupported(format!("no configuration {name} for this GEMM")))?,
         };
+        let b_tile_stride = SimtParams::b_tile_stride(gemm, &config);
         Ok(PipelineKey {
             config,
             types: gemm.gemm.types,
             layout: (!self.is_cpu)
                 .then(|| (k_contiguous(&gemm.a, true), k_contiguous(&gemm.b, false))),
+            vector_loads: loads_whole_quads(&gemm.a, true, 0)
+                && loads_whole_quads(&gemm.b, false, b_tile_stride),
         })
     }
 
@@ -785,24 +874,28 @@ mod tests {
     #[test]
     fn every_configuration_validates_with_naga() {
         let limits = wgpu::Limits {
-            // What discrete GPUs offer; CPU drivers (lavapipe: 32 KiB) skip the configs that exceed it.
+            // What discrete GPUs offer; devices below skip the configs that exceed it
+            // (lavapipe: 32 KiB of workgroup memory; WebGPU's minimum: 256 invocations).
             max_compute_workgroup_storage_size: 49152,
+            max_compute_invocations_per_workgroup: 1024,
+            max_compute_workgroup_size_x: 1024,
             ..wgpu::Limits::default()
         };
         let storable: Vec<GemmTypes> = GemmTypes::ALL
             .into_iter()
-            .filter(|t| simt_source(*t, false).is_some())
+            .filter(|t| simt_source(*t, false, false).is_some())
             .collect();
         assert_eq!(
             storable.len(),
             8,
             "every float combination but i8: {storable:?}"
         );
-        for (types, shader_f16) in storable
-            .into_iter()
-            .flat_map(|types| [(types, false), (types, true)])
-        {
-            let source = simt_source(types, shader_f16).unwrap();
+        for (types, shader_f16, vector_loads) in storable.into_iter().flat_map(|types| {
+            [false, true]
+                .into_iter()
+                .flat_map(move |f16| [(types, f16, false), (types, f16, true)])
+        }) {
+            let source = simt_source(types, shader_f16, vector_loads).unwrap();
             let module = naga::front::wgsl::parse_str(&source)
                 .unwrap_or_else(|e| panic!("{types}: {}", e.emit_to_string(&source)));
             // What wgpu grants with DownlevelFlags::SHADER_F16_IN_F32 (f16 pack/unpack), and
@@ -860,6 +953,47 @@ mod tests {
         }
     }
 
+    /// Vector loads exactly where every quad is aligned: the contiguous direction has stride
+    /// 1, and offsets, the other strides and the operand's end are multiples of 4.
+    #[test]
+    fn vector_loads_need_aligned_quads() {
+        use crate::{Gemm, MatrixLayout};
+        let quads = |gemm: Gemm| {
+            let gemm = gemm.resolve().unwrap();
+            let config = SimtConfig::by_name("128x64x8-t8x4").unwrap();
+            let b_tile_stride = SimtParams::b_tile_stride(&gemm, &config);
+            (
+                loads_whole_quads(&gemm.a, true, 0),
+                loads_whole_quads(&gemm.b, false, b_tile_stride),
+            )
+        };
+        assert_eq!(quads(Gemm::new(64, 64, 64)), (true, true));
+        assert_eq!(
+            quads(Gemm::new(64, 64, 64).a(MatrixLayout::column_major())),
+            (true, true)
+        );
+        // K = 30: A's rows end off a quad; B (n = 64, row-major) is aligned.
+        assert_eq!(quads(Gemm::new(64, 64, 30)), (false, true));
+        // Offsets and leading dimensions.
+        assert_eq!(
+            quads(Gemm::new(8, 8, 8).a(MatrixLayout::row_major().offset(2))),
+            (false, true)
+        );
+        assert_eq!(
+            quads(Gemm::new(8, 8, 8).b(MatrixLayout::row_major().leading_dimension(10))),
+            (true, false)
+        );
+        // A batch stride off a quad (the end, 2 * 66 + 64, is on one).
+        assert_eq!(
+            quads(
+                Gemm::new(8, 8, 8)
+                    .batch(3)
+                    .a(MatrixLayout::row_major().batch_stride(66))
+            ),
+            (false, true)
+        );
+    }
+
     #[test]
     fn types_without_simt_storage_say_why() {
         for types in [
@@ -876,9 +1010,9 @@ mod tests {
         let limits = wgpu::Limits::default();
         let bad = SimtConfig {
             name: "bad",
-            tile_m: 48,
+            tile_m: 64,
             tile_n: 64,
-            tile_k: 8,
+            tile_k: 6,
             thread_m: 8,
             thread_n: 8,
         };

@@ -2,7 +2,8 @@
 //
 // This file is the kernel's body. The host prepends the storage snippets of wgsl/storage/
 // for the GEMM's element types: they define `Scalar`, the type products are summed in
-// (f32; f16 where the GEMM asks for f16 sums and the device has SHADER_F16), declare
+// (f32; f16 where the GEMM asks for f16 sums and the device has SHADER_F16) and
+// BLOCK_BY_BLOCK, the order of the main loop that suits that arithmetic, declare
 // bindings 1..3 (A, B, C) and define
 //   Element, Quad: one element and four elements adjacent in memory, as stored;
 //   load_a(index), load_b(index) -> Element; load_a_quad(index), load_b_quad(index) ->
@@ -267,6 +268,16 @@ fn add_outer_product(block: mat4x4<Scalar>, a_values: vec4<Scalar>, b_values: ve
     );
 }
 
+// block + the outer products of k-rows first_k_row..first_k_row + 3 of the stages (both
+// stages counted), A's values from vec4 `a_at` of each k-row, B's from vec4 `b_at`.
+fn add_four_k_rows(block: mat4x4<Scalar>, first_k_row: u32, a_at: u32, b_at: u32) -> mat4x4<Scalar> {
+    var sum = block;
+    for (var k_row = first_k_row; k_row < first_k_row + 4u; k_row++) {
+        sum = add_outer_product(sum, a_stages[k_row * A_ROW_VEC4S + a_at], b_stages[k_row * B_ROW_VEC4S + b_at]);
+    }
+    return sum;
+}
+
 // Writes one 4x4 accumulator block (column r = row r of C) with alpha/beta, the epilogue and
 // bounds checks.
 fn store_block(block: mat4x4<Scalar>, batch: u32, first_row: u32, first_col: u32) {
@@ -327,23 +338,44 @@ fn main(
         // touching memory): assigned once, unconditionally, so it stays in registers.
         let staged_a = load_slice(true, a_tile_first, row0, (slice + 1u) * TILE_K, local_index);
         let staged_b = load_slice(false, b_tile_first, col0, (slice + 1u) * TILE_K, local_index);
-        for (var kk = 0u; kk < TILE_K; kk++) {
-            let a_row = (stage * TILE_K + kk) * A_ROW_VEC4S + thread_row;
-            let b_row = (stage * TILE_K + kk) * B_ROW_VEC4S + thread_col;
-            let a0 = a_stages[a_row];
-            let b0 = b_stages[b_row];
-            block00 = add_outer_product(block00, a0, b0);
-            if (two_col_groups) {
-                let b1 = b_stages[b_row + col_group_stride];
-                block01 = add_outer_product(block01, a0, b1);
+        if (BLOCK_BY_BLOCK) {
+            // Four k-rows at a time (TILE_K is a multiple of 4), one accumulator block after
+            // the other.
+            for (var kk = 0u; kk < TILE_K; kk += 4u) {
+                let k_row = stage * TILE_K + kk;
+                let second_row_group = thread_row + row_group_stride;
+                let second_col_group = thread_col + col_group_stride;
+                block00 = add_four_k_rows(block00, k_row, thread_row, thread_col);
+                if (two_col_groups) {
+                    block01 = add_four_k_rows(block01, k_row, thread_row, second_col_group);
+                }
                 if (two_row_groups) {
+                    block10 = add_four_k_rows(block10, k_row, second_row_group, thread_col);
+                }
+                if (two_row_groups && two_col_groups) {
+                    block11 = add_four_k_rows(block11, k_row, second_row_group, second_col_group);
+                }
+            }
+        } else {
+            // One k-row at a time, every accumulator block.
+            for (var kk = 0u; kk < TILE_K; kk++) {
+                let a_row = (stage * TILE_K + kk) * A_ROW_VEC4S + thread_row;
+                let b_row = (stage * TILE_K + kk) * B_ROW_VEC4S + thread_col;
+                let a0 = a_stages[a_row];
+                let b0 = b_stages[b_row];
+                block00 = add_outer_product(block00, a0, b0);
+                if (two_col_groups) {
+                    let b1 = b_stages[b_row + col_group_stride];
+                    block01 = add_outer_product(block01, a0, b1);
+                    if (two_row_groups) {
+                        let a1 = a_stages[a_row + row_group_stride];
+                        block10 = add_outer_product(block10, a1, b0);
+                        block11 = add_outer_product(block11, a1, b1);
+                    }
+                } else if (two_row_groups) {
                     let a1 = a_stages[a_row + row_group_stride];
                     block10 = add_outer_product(block10, a1, b0);
-                    block11 = add_outer_product(block11, a1, b1);
                 }
-            } else if (two_row_groups) {
-                let a1 = a_stages[a_row + row_group_stride];
-                block10 = add_outer_product(block10, a1, b0);
             }
         }
         if (has_next) {

@@ -479,6 +479,10 @@ pub struct SimtBackend {
     pipeline_layout: wgpu::PipelineLayout,
     pipelines: Mutex<HashMap<PipelineKey, Arc<wgpu::ComputePipeline>>>,
     forced_config: Option<SimtConfig>,
+    /// Whether aligned GEMMs load A and B as vectors: on GPUs, not on CPU drivers, where
+    /// lavapipe ran 1024³ f32 7% slower with them (`COOPGEMM_SIMT_VECTOR_LOADS=0|1`
+    /// overrides).
+    vector_loads: bool,
     /// Persisted driver cache the pipelines are built with (set by the context).
     pub(crate) pipeline_cache: Option<crate::vulkan::pipeline_cache::WgpuPipelineCache>,
     /// Logs each new pipeline's driver statistics (`COOPGEMM_PIPELINE_STATS=1`; set by
@@ -549,6 +553,15 @@ impl SimtBackend {
             }
             config
         });
+        let vector_loads = match std::env::var("COOPGEMM_SIMT_VECTOR_LOADS").as_deref() {
+            Ok("0") => false,
+            Ok("1") => true,
+            Ok(other) => {
+                log::warn!("COOPGEMM_SIMT_VECTOR_LOADS={other} is neither 0 nor 1; ignoring it");
+                !is_cpu
+            }
+            Err(_) => !is_cpu,
+        };
         SimtBackend {
             device: device.clone(),
             limits: device.limits(),
@@ -560,6 +573,7 @@ impl SimtBackend {
             pipeline_layout,
             pipelines: Mutex::new(HashMap::new()),
             forced_config,
+            vector_loads,
             pipeline_cache: None,
             statistics: None,
             timer: None,
@@ -587,12 +601,12 @@ impl SimtBackend {
         } else if large && self.is_cpu {
             &["128x128x8-t8x8", "64x64x16-t8x8"]
         } else if large {
-            // f32 sums on the H100 (4096³ / 8192³): 128x64x8-t8x4 36.0 / 37.5 TFLOP/s, where
-            // 128x128x8-t8x8 reaches 31.9 / 32.3 (117 registers per invocation against 59:
-            // half the resident workgroups).
+            // f32 sums on the H100 (4096³ / 8192³): 128x128x8-t8x8 37.7 / 37.9 TFLOP/s,
+            // 128x64x8-t8x4 36.0 / 37.5 (59 registers per invocation against 128: twice the
+            // resident workgroups, but half the reuse of each staged value).
             &[
-                "128x64x8-t8x4",
                 "128x128x8-t8x8",
+                "128x64x8-t8x4",
                 "64x64x16-t8x8",
                 "64x64x8-t4x4",
                 "32x32x16-t4x4",
@@ -718,7 +732,8 @@ impl SimtBackend {
             types: gemm.gemm.types,
             layout: (!self.is_cpu)
                 .then(|| (k_contiguous(&gemm.a, true), k_contiguous(&gemm.b, false))),
-            vector_loads: loads_whole_quads(&gemm.a, true, 0)
+            vector_loads: self.vector_loads
+                && loads_whole_quads(&gemm.a, true, 0)
                 && loads_whole_quads(&gemm.b, false, b_tile_stride),
         })
     }

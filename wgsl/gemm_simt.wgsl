@@ -2,8 +2,7 @@
 //
 // This file is the kernel's body. The host prepends the storage snippets of wgsl/storage/
 // for the GEMM's element types: they define `Scalar`, the type products are summed in
-// (f32; f16 where the GEMM asks for f16 sums and the device has SHADER_F16) and
-// BLOCK_BY_BLOCK, the order of the main loop that suits that arithmetic, declare
+// (f32; f16 where the GEMM asks for f16 sums and the device has SHADER_F16), declare
 // bindings 1..3 (A, B, C) and define
 //   Element, Quad: one element and four elements adjacent in memory, as stored;
 //   load_a(index), load_b(index) -> Element; load_a_quad(index), load_b_quad(index) ->
@@ -97,6 +96,10 @@ override B_K_CONTIGUOUS: bool = false;
 // Take the two flags above from `params` instead: one pipeline for every layout. Used on
 // CPU drivers, where compiling a pipeline costs seconds and the branch costs nothing.
 override LAYOUT_AT_RUNTIME: bool = false;
+// The order of the main loop: four k-rows at a time, one accumulator block after the other
+// (add_four_k_rows), or one k-row at a time over every block. Which one the driver compiles
+// better depends on it and on the arithmetic; the host picks (SimtBackend::block_by_block).
+override BLOCK_BY_BLOCK: bool = false;
 
 
 @group(0) @binding(0) var<uniform> params: Params;

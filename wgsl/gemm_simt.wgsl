@@ -346,17 +346,20 @@ fn main(
             // the other.
             for (var kk = 0u; kk < TILE_K; kk += 4u) {
                 let k_row = stage * TILE_K + kk;
-                let second_row_group = thread_row + row_group_stride;
-                let second_col_group = thread_col + col_group_stride;
                 block00 = add_four_k_rows(block00, k_row, thread_row, thread_col);
                 if (two_col_groups) {
-                    block01 = add_four_k_rows(block01, k_row, thread_row, second_col_group);
+                    block01 = add_four_k_rows(block01, k_row, thread_row, thread_col + col_group_stride);
                 }
                 if (two_row_groups) {
-                    block10 = add_four_k_rows(block10, k_row, second_row_group, thread_col);
-                }
-                if (two_row_groups && two_col_groups) {
-                    block11 = add_four_k_rows(block11, k_row, second_row_group, second_col_group);
+                    block10 = add_four_k_rows(block10, k_row, thread_row + row_group_stride, thread_col);
+                    if (two_col_groups) {
+                        block11 = add_four_k_rows(
+                            block11,
+                            k_row,
+                            thread_row + row_group_stride,
+                            thread_col + col_group_stride,
+                        );
+                    }
                 }
             }
         } else {

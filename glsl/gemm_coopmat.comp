@@ -19,11 +19,14 @@
 //             float16_t, bfloat16_t, int8_t or float
 //   ACC_TYPE  accumulator cooperative-matrix element type: float, float16_t or int32_t
 //   C_TYPE    element type of C in memory: float, float16_t, bfloat16_t or int32_t
-// Variants built by build.sh (name: A_TYPE, ACC_TYPE, C_TYPE):
-//   f16_f32 (float16_t, float, float)    f16_f16 (float16_t, float16_t, float16_t)
-//   bf16_f32 (bfloat16_t, float, float)  s8_s32 (int8_t, int32_t, int32_t)
-//   f32_f32 (float, float, float)
-//   f16_f32_f16 (float16_t, float, float16_t)  bf16_f32_bf16 (bfloat16_t, float, bfloat16_t)
+//   COOPMAT_EMULATED  when defined (=1), the matrix operations are computed with plain
+//             arithmetic instead of GL_KHR_cooperative_matrix (matrix_ops.glsl), for
+//             Vulkan drivers without cooperative matrices; everything else -- interface,
+//             tiling, shared memory, epilogue -- is the same. Not for bfloat16_t.
+// The variants (name, A_TYPE, ACC_TYPE, C_TYPE, emulated or not) are listed in
+// glsl/variants.txt: f16_f32, f16_f16, bf16_f32, s8_s32, f32_f32, f16_f32_f16 and
+// bf16_f32_bf16 on cooperative matrices, and gemm_coopmat_emulated_<name> for f32_f32,
+// f16_f32, f16_f16, f16_f32_f16 and s8_s32.
 // The epilogue always works in 32-bit float: result = alpha * float(acc) + beta * float(C),
 // then converted to C_TYPE. For an int32_t accumulator the conversion is GLSL int(),
 // i.e. truncation toward zero; the special cases alpha == 1 with beta == 0 or beta == 1
@@ -71,7 +74,9 @@
 // must be multiples of 16 bytes (true for f16/bf16 16x16x16, 16x8x16, 16x8x8, 8x8x8;
 // f32 8x8x8 and 16x16x8; s8 16x16x32 -- but NOT for s8 16x8x32, whose 8-byte N would
 // break the 16-byte granularity of the shared-memory tiles). CM_N * sizeof(ACC_TYPE)
-// must be a multiple of 16 bytes as well (always true for the shapes above).
+// must be a multiple of 16 bytes as well (always true for the shapes above). The
+// emulated variants follow the same rules; their host lists 16x16x16 for f16 inputs,
+// 16x16x8 for f32 and 16x16x32 for int8, and they work with any subgroup size.
 //
 // -------------------------------------------------------------------------------------
 // Tiling
@@ -84,7 +89,8 @@
 //                       s / SG_COLS and subgroup column s % SG_COLS.
 //   cooperative tile    CM_M x CM_N accumulator; per CM_K step a subgroup loads TILES_M
 //                       A fragments and TILES_N B fragments from shared memory and does
-//                       TILES_M*TILES_N coopMatMulAdd (register blocking).
+//                       TILES_M*TILES_N multiply-adds (register blocking; matrix_ops.glsl:
+//                       coopMatLoad / coopMatMulAdd, or their emulation).
 //   K loop              ceil(k / BK) stages. Stage s+1 is read from global memory into
 //                       registers (128-bit loads where possible) while stage s is
 //                       multiplied out of shared buffer s%2; then the registers are
@@ -106,25 +112,26 @@
 //   bytes = 16 * 2 * (A_TILE_ROWS * A_ROW_STRIDE + B_TILE_ROWS * B_ROW_STRIDE)
 // (strides in uvec4. Examples, row-major A and B: BM=64, BN=128, BK=32, f16:
 //  16*2*(64*5 + 32*17) = 27648 bytes; BM=BN=128, BK=32, f16: 37888 bytes (worst layout
-//  combination, A row-major + B column-major: 40960 bytes); lavapipe 8x8x8, BM=BN=32,
+//  combination, A row-major + B column-major: 40960 bytes); 8x8x8, BM=BN=32,
 //  BK=16: f16 5632 bytes, f32 9728 bytes.)
 // After the K loop the same memory is reused as a per-subgroup epilogue scratch of
 // CM_M rows x CM_N accumulator elements (row stride padded the same way); the array
 // size is the maximum of both uses.
 //
-// Portability notes (from testing on lavapipe + VK_LAYER_FROG_cooperative_matrix):
-// coopMatStore is kept in workgroup-uniform control flow (no per-tile skip), and the
-// coopMatLoad strides are select-free spec-constant expressions. The layer prints
-// "Unhandled constant instruction 52: OpSpecConstantOp" while probing other
-// (OpSelect-based) constants; that message is harmless.
+// Portability notes: the accumulator store is kept in workgroup-uniform control flow (no
+// per-tile skip), and the coopMatLoad strides are select-free spec-constant expressions,
+// which simple spec-constant evaluators can fold.
 //
-// Epilogue: each accumulator tile is coopMatStore'd into the subgroup's scratch, then
+// Epilogue: each accumulator tile is stored into the subgroup's scratch (coopMatStore, or
+// its emulation: row-major, SCRATCH_ROW_STRIDE uvec4 per row), then
 // the subgroup's lanes walk it in C's memory order (coalesced), apply alpha/beta, the
 // bounds check, bias and activation (epilogue.glsl) and the type conversion, and write C.
 // =====================================================================================
 
+#ifndef COOPMAT_EMULATED
 #extension GL_KHR_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
+#endif
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_EXT_shader_explicit_arithmetic_types : require
@@ -135,6 +142,17 @@
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_EXT_shader_8bit_storage : require
 #extension GL_GOOGLE_include_directive : require
+
+// Loop hints. The cooperative-matrix kernel unrolls its loops of fixed trip count; the
+// emulated one keeps all its loops rolled: unrolled, its per-element arithmetic makes
+// lavapipe's LLVM spend 15-30 s on each pipeline instead of 1-2 s.
+#ifdef COOPMAT_EMULATED
+#define UNROLL_UNLESS_EMULATED [[dont_unroll]]
+#define ROLLED_IF_EMULATED [[dont_unroll]]
+#else
+#define UNROLL_UNLESS_EMULATED [[unroll]]
+#define ROLLED_IF_EMULATED
+#endif
 
 #ifndef A_TYPE
 #define A_TYPE float16_t
@@ -261,8 +279,8 @@ const uint B_TILE_ROW_ELEMENTS = B_ROW_MAJOR ? BN : BK;
 const uint A_TILE_ROW_VECTORS = A_TILE_ROW_ELEMENTS / ELEMENTS_PER_VECTOR;
 const uint B_TILE_ROW_VECTORS = B_TILE_ROW_ELEMENTS / ELEMENTS_PER_VECTOR;
 // Row strides in uvec4, rounded up to an odd count (bank-conflict-free padding).
-// The per-layout forms avoid OpSelect, so that simple spec-constant evaluators (such
-// as the lavapipe coopmat layer) can fold the coopMatLoad strides.
+// The per-layout forms avoid OpSelect, so that simple spec-constant evaluators can
+// fold the coopMatLoad strides.
 const uint A_ROW_STRIDE_IF_ROW_MAJOR = (BK / ELEMENTS_PER_VECTOR) | 1u;
 const uint A_ROW_STRIDE_IF_COLUMN_MAJOR = (BM / ELEMENTS_PER_VECTOR) | 1u;
 const uint B_ROW_STRIDE_IF_ROW_MAJOR = (BN / ELEMENTS_PER_VECTOR) | 1u;
@@ -331,7 +349,7 @@ uvec4 FUNCTION_NAME(uint base, uint leading_dimension, uint row, uint column,   
         return VECTORS[first_element / ELEMENTS_PER_VECTOR];                                 \
     }                                                                                        \
     uvec4 chunk = uvec4(0);                                                                  \
-    for (uint element = 0; element < ELEMENTS_PER_VECTOR; ++element) {                       \
+    ROLLED_IF_EMULATED for (uint element = 0; element < ELEMENTS_PER_VECTOR; ++element) {    \
         if (column + element < column_limit) {                                               \
             const uint bits = uint(BITS[first_element + element]);                           \
             chunk[element / ELEMENTS_PER_WORD] |=                                            \
@@ -356,7 +374,7 @@ void load_stage_into_registers(uint stage) {
     const uint a_column_start = A_ROW_MAJOR ? k_start : tile_m_start;
     const uint a_row_limit = A_ROW_MAJOR ? params.m : params.k;
     const uint a_column_limit = A_ROW_MAJOR ? params.k : params.m;
-    [[unroll]] for (uint slot = 0; slot < A_CHUNKS_PER_THREAD; ++slot) {
+    UNROLL_UNLESS_EMULATED for (uint slot = 0; slot < A_CHUNKS_PER_THREAD; ++slot) {
         const uint chunk = gl_LocalInvocationIndex + slot * THREAD_COUNT;
         if (A_STAGE_CHUNKS % THREAD_COUNT == 0 || chunk < A_STAGE_CHUNKS) {
             const uint row = chunk / A_TILE_ROW_VECTORS;
@@ -372,7 +390,7 @@ void load_stage_into_registers(uint stage) {
     const uint b_column_start = B_ROW_MAJOR ? b_tile_n_start : k_start;
     const uint b_row_limit = B_ROW_MAJOR ? params.k : params.n;
     const uint b_column_limit = B_ROW_MAJOR ? params.n : params.k;
-    [[unroll]] for (uint slot = 0; slot < B_CHUNKS_PER_THREAD; ++slot) {
+    UNROLL_UNLESS_EMULATED for (uint slot = 0; slot < B_CHUNKS_PER_THREAD; ++slot) {
         const uint chunk = gl_LocalInvocationIndex + slot * THREAD_COUNT;
         if (B_STAGE_CHUNKS % THREAD_COUNT == 0 || chunk < B_STAGE_CHUNKS) {
             const uint row = chunk / B_TILE_ROW_VECTORS;
@@ -387,7 +405,7 @@ void load_stage_into_registers(uint stage) {
 void store_registers_to_shared(uint buffer_index) {
     const uint a_stage_start = buffer_index * STAGE_VECTORS;
     const uint b_stage_start = a_stage_start + A_STAGE_VECTORS;
-    [[unroll]] for (uint slot = 0; slot < A_CHUNKS_PER_THREAD; ++slot) {
+    UNROLL_UNLESS_EMULATED for (uint slot = 0; slot < A_CHUNKS_PER_THREAD; ++slot) {
         const uint chunk = gl_LocalInvocationIndex + slot * THREAD_COUNT;
         if (A_STAGE_CHUNKS % THREAD_COUNT == 0 || chunk < A_STAGE_CHUNKS) {
             const uint row = chunk / A_TILE_ROW_VECTORS;
@@ -395,7 +413,7 @@ void store_registers_to_shared(uint buffer_index) {
             shared_memory[a_stage_start + row * A_ROW_STRIDE + vector_column] = a_prefetch[slot];
         }
     }
-    [[unroll]] for (uint slot = 0; slot < B_CHUNKS_PER_THREAD; ++slot) {
+    UNROLL_UNLESS_EMULATED for (uint slot = 0; slot < B_CHUNKS_PER_THREAD; ++slot) {
         const uint chunk = gl_LocalInvocationIndex + slot * THREAD_COUNT;
         if (B_STAGE_CHUNKS % THREAD_COUNT == 0 || chunk < B_STAGE_CHUNKS) {
             const uint row = chunk / B_TILE_ROW_VECTORS;
@@ -405,47 +423,32 @@ void store_registers_to_shared(uint buffer_index) {
     }
 }
 
-// ---- cooperative matrices ----
-coopmat<ACC_TYPE, gl_ScopeSubgroup, CM_M, CM_N, gl_MatrixUseAccumulator> accumulators[TILES_M * TILES_N];
+// ---- matrix operations: cooperative matrices, or their emulation ----
+#include "matrix_ops.glsl"
+
+ACCUMULATOR_FRAGMENT accumulators[TILES_M * TILES_N];
 
 void multiply_stage(uint buffer_index, uint subgroup_row, uint subgroup_column) {
     const uint a_stage_start = buffer_index * STAGE_VECTORS;
     const uint b_stage_start = a_stage_start + A_STAGE_VECTORS;
     const uint subgroup_m_start = subgroup_row * SUBGROUP_TILE_ROWS;     // within BM
     const uint subgroup_n_start = subgroup_column * SUBGROUP_TILE_COLS;  // within BN
-    [[unroll]] for (uint k_step = 0; k_step < K_STEPS_PER_STAGE; ++k_step) {
+    UNROLL_UNLESS_EMULATED for (uint k_step = 0; k_step < K_STEPS_PER_STAGE; ++k_step) {
         const uint k_in_stage = k_step * CM_K;
-        coopmat<A_TYPE, gl_ScopeSubgroup, CM_M, CM_K, gl_MatrixUseA> a_fragments[TILES_M];
-        coopmat<A_TYPE, gl_ScopeSubgroup, CM_K, CM_N, gl_MatrixUseB> b_fragments[TILES_N];
-        [[unroll]] for (uint tile_m = 0; tile_m < TILES_M; ++tile_m) {
-            const uint m_in_tile = subgroup_m_start + tile_m * CM_M;
-            if (A_ROW_MAJOR) {
-                coopMatLoad(a_fragments[tile_m], shared_memory,
-                            a_stage_start + m_in_tile * A_ROW_STRIDE + k_in_stage / ELEMENTS_PER_VECTOR,
-                            A_ROW_STRIDE_IF_ROW_MAJOR, gl_CooperativeMatrixLayoutRowMajor);
-            } else {
-                coopMatLoad(a_fragments[tile_m], shared_memory,
-                            a_stage_start + k_in_stage * A_ROW_STRIDE + m_in_tile / ELEMENTS_PER_VECTOR,
-                            A_ROW_STRIDE_IF_COLUMN_MAJOR, gl_CooperativeMatrixLayoutColumnMajor);
-            }
+        A_FRAGMENT a_fragments[TILES_M];
+        B_FRAGMENT b_fragments[TILES_N];
+        UNROLL_UNLESS_EMULATED for (uint tile_m = 0; tile_m < TILES_M; ++tile_m) {
+            load_a_fragment(a_fragments[tile_m], a_stage_start,
+                            subgroup_m_start + tile_m * CM_M, k_in_stage);
         }
-        [[unroll]] for (uint tile_n = 0; tile_n < TILES_N; ++tile_n) {
-            const uint n_in_tile = subgroup_n_start + tile_n * CM_N;
-            if (B_ROW_MAJOR) {
-                coopMatLoad(b_fragments[tile_n], shared_memory,
-                            b_stage_start + k_in_stage * B_ROW_STRIDE + n_in_tile / ELEMENTS_PER_VECTOR,
-                            B_ROW_STRIDE_IF_ROW_MAJOR, gl_CooperativeMatrixLayoutRowMajor);
-            } else {
-                coopMatLoad(b_fragments[tile_n], shared_memory,
-                            b_stage_start + n_in_tile * B_ROW_STRIDE + k_in_stage / ELEMENTS_PER_VECTOR,
-                            B_ROW_STRIDE_IF_COLUMN_MAJOR, gl_CooperativeMatrixLayoutColumnMajor);
-            }
+        UNROLL_UNLESS_EMULATED for (uint tile_n = 0; tile_n < TILES_N; ++tile_n) {
+            load_b_fragment(b_fragments[tile_n], b_stage_start, k_in_stage,
+                            subgroup_n_start + tile_n * CM_N);
         }
-        [[unroll]] for (uint tile_m = 0; tile_m < TILES_M; ++tile_m) {
-            [[unroll]] for (uint tile_n = 0; tile_n < TILES_N; ++tile_n) {
-                accumulators[tile_m * TILES_N + tile_n] =
-                    coopMatMulAdd(a_fragments[tile_m], b_fragments[tile_n],
-                                  accumulators[tile_m * TILES_N + tile_n]);
+        UNROLL_UNLESS_EMULATED for (uint tile_m = 0; tile_m < TILES_M; ++tile_m) {
+            UNROLL_UNLESS_EMULATED for (uint tile_n = 0; tile_n < TILES_N; ++tile_n) {
+                multiply_add(accumulators[tile_m * TILES_N + tile_n], a_fragments[tile_m],
+                             b_fragments[tile_n]);
             }
         }
     }
@@ -489,8 +492,8 @@ void main() {
     a_vector_aligned = (a_base % ELEMENTS_PER_VECTOR) == 0 && (params.lda % ELEMENTS_PER_VECTOR) == 0;
     b_vector_aligned = (b_base % ELEMENTS_PER_VECTOR) == 0 && (params.ldb % ELEMENTS_PER_VECTOR) == 0;
 
-    [[unroll]] for (uint tile = 0; tile < TILES_M * TILES_N; ++tile) {
-        accumulators[tile] = coopmat<ACC_TYPE, gl_ScopeSubgroup, CM_M, CM_N, gl_MatrixUseAccumulator>(ACC_TYPE(0));
+    UNROLL_UNLESS_EMULATED for (uint tile = 0; tile < TILES_M * TILES_N; ++tile) {
+        zero_accumulator(accumulators[tile]);
     }
 
     // ---- K loop: double-buffered shared memory, register prefetch, one barrier/stage ----
@@ -523,19 +526,18 @@ void main() {
 #if ACCUMULATOR_TYPE_ID == 5
     const bool exact_integer_path = alpha == 1.0 && (beta == 0.0 || beta == 1.0);
 #endif
-    [[unroll]] for (uint tile_m = 0; tile_m < TILES_M; ++tile_m) {
-        [[unroll]] for (uint tile_n = 0; tile_n < TILES_N; ++tile_n) {
+    UNROLL_UNLESS_EMULATED for (uint tile_m = 0; tile_m < TILES_M; ++tile_m) {
+        UNROLL_UNLESS_EMULATED for (uint tile_n = 0; tile_n < TILES_N; ++tile_n) {
             const uint tile_m_start = subgroup_m_start + tile_m * CM_M;
             const uint tile_n_start = subgroup_n_start + tile_n * CM_N;
             // Every tile goes through the scratch, even one entirely outside C (its lanes
-            // then write nothing): coopMatStore stays in workgroup-uniform control flow,
-            // which the lavapipe coopmat emulation layer needs. Costs only at the edges.
+            // then write nothing): the store stays in workgroup-uniform control flow.
+            // Costs only at the edges.
             {
-                coopMatStore(accumulators[tile_m * TILES_N + tile_n], shared_memory, scratch_start,
-                             SCRATCH_ROW_STRIDE, gl_CooperativeMatrixLayoutRowMajor);
+                store_accumulator(accumulators[tile_m * TILES_N + tile_n], scratch_start);
                 subgroupMemoryBarrierShared();
                 subgroupBarrier();
-                for (uint element = lane; element < CM_M * CM_N; element += SUBGROUP_SIZE) {
+                ROLLED_IF_EMULATED for (uint element = lane; element < CM_M * CM_N; element += SUBGROUP_SIZE) {
                     // Walk the tile in C's memory order so that lanes write consecutive addresses.
                     const uint row = C_ROW_MAJOR ? element / CM_N : element % CM_M;
                     const uint column = C_ROW_MAJOR ? element % CM_N : element / CM_M;

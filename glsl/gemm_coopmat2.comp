@@ -20,16 +20,14 @@
 // stages them through shared memory and splits the multiply over the subgroups itself.
 //
 // -------------------------------------------------------------------------------------
-// Element types (preprocessor defines; the same ones build.sh passes to gemm_coopmat)
+// Element types (preprocessor defines; the same ones as gemm_coopmat's, see variants.txt)
 // -------------------------------------------------------------------------------------
 //   A_TYPE    element type of A and B in memory and of the A/B matrices:
 //             float16_t or bfloat16_t (2-byte types only)
 //   ACC_TYPE  accumulator element type: float or float16_t
 //   C_TYPE    element type of C in memory: float, float16_t or bfloat16_t
-// Variants built by build.sh (output glsl/spirv/gemm_coopmat2_<name>.spv):
-//   f16_f32 (float16_t, float, float)    f16_f16 (float16_t, float16_t, float16_t)
-//   bf16_f32 (bfloat16_t, float, float)
-//   f16_f32_f16 (float16_t, float, float16_t)  bf16_f32_bf16 (bfloat16_t, float, bfloat16_t)
+// Variants (glsl/variants.txt; output glsl/spirv/gemm_coopmat2_<name>.spv): f16_f32,
+// f16_f16, bf16_f32, f16_f32_f16 and bf16_f32_bf16.
 // The K loop accumulates in ACC_TYPE (so f16_f16 accumulates in f16). The epilogue
 // works in 32-bit float: result = alpha * float(acc) [+ beta * float(C)], then converted
 // to C_TYPE.

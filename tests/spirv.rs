@@ -1,116 +1,255 @@
-//! The committed SPIR-V of the cooperative-matrix kernels is reproducible from its GLSL, and
-//! valid. The pinned compiler lives in the shared folder beside the checkout
-//! (`../shared/tools/glslang`, or `GLSLANG_VALIDATOR`); CI has it. Without it these tests
-//! say so and pass only outside CI (`CI` unset), so a missing compiler cannot hide in CI.
+//! The committed SPIR-V of the cooperative-matrix kernels agrees with `glsl/variants.txt`, and
+//! each module has the shape the host relies on. These checks need no shader compiler.
+//!
+//! Whether the modules are what their GLSL compiles to (byte for byte), and whether they pass
+//! `spirv-val`, is checked by the compiler tool, which CI runs separately:
+//! `cargo run --release --manifest-path tools/spirv/Cargo.toml -- check`.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-fn glslang() -> Option<PathBuf> {
-    let path = std::env::var_os("GLSLANG_VALIDATOR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("../shared/tools/glslang/bin/glslangValidator")
-        });
-    if path.exists() {
-        return Some(path);
-    }
-    let in_ci = std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "false");
-    assert!(
-        !in_ci,
-        "CI must have the pinned glslangValidator at {}",
-        path.display()
-    );
-    eprintln!(
-        "skipping: no glslangValidator at {} (set GLSLANG_VALIDATOR)",
-        path.display()
-    );
-    None
+const SPIRV_MAGIC: u32 = 0x0723_0203;
+const OP_EXECUTION_MODE: u32 = 16;
+const OP_CAPABILITY: u32 = 17;
+const OP_DECORATE: u32 = 71;
+const OP_EXECUTION_MODE_ID: u32 = 331;
+const EXECUTION_MODE_LOCAL_SIZE_ID: u32 = 38;
+const DECORATION_SPEC_ID: u32 = 1;
+const DECORATION_BINDING: u32 = 33;
+const DECORATION_DESCRIPTOR_SET: u32 = 34;
+const CAPABILITY_COOPERATIVE_MATRIX_KHR: u32 = 6022;
+
+fn glsl_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("glsl")
 }
 
-fn committed_modules() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("glsl/spirv");
-    let mut modules: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
+/// One line of glsl/variants.txt: output name, source file, defines (NAME=VALUE), and the
+/// option `target-env=vulkan1.3` among them where a module is SPIR-V 1.6.
+struct Variant {
+    name: String,
+    source: String,
+    defines: Vec<String>,
+}
+
+impl Variant {
+    fn emulated(&self) -> bool {
+        self.defines
+            .iter()
+            .any(|d| d.split('=').next() == Some("COOPMAT_EMULATED"))
+    }
+
+    fn targets_vulkan_1_3(&self) -> bool {
+        self.defines.iter().any(|d| d == "target-env=vulkan1.3")
+    }
+
+    fn path(&self) -> PathBuf {
+        glsl_dir().join("spirv").join(format!("{}.spv", self.name))
+    }
+}
+
+fn variants() -> Vec<Variant> {
+    let text = std::fs::read_to_string(glsl_dir().join("variants.txt")).unwrap();
+    let variants: Vec<Variant> = text
+        .lines()
+        .map(|line| line.split('#').next().unwrap().trim())
+        .filter(|line| !line.is_empty())
+        .map(|line| {
+            let mut fields = line.split_whitespace().map(str::to_string);
+            Variant {
+                name: fields.next().unwrap(),
+                source: fields.next().expect("a source file after the name"),
+                defines: fields.collect(),
+            }
+        })
         .collect();
-    modules.sort();
-    modules
+    assert!(!variants.is_empty(), "glsl/variants.txt lists no variant");
+    variants
+}
+
+/// The module as 32-bit words, after checking its header.
+fn words(variant: &Variant) -> Vec<u32> {
+    let bytes = std::fs::read(variant.path())
+        .unwrap_or_else(|e| panic!("{}: {e}", variant.path().display()));
+    assert!(
+        bytes.len() >= 20 && bytes.len().is_multiple_of(4),
+        "{}: {} bytes is no SPIR-V module",
+        variant.name,
+        bytes.len()
+    );
+    let words: Vec<u32> = bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    assert_eq!(words[0], SPIRV_MAGIC, "{} is not SPIR-V", variant.name);
+    words
+}
+
+/// (opcode, operands) of every instruction after the header.
+fn instructions(variant: &Variant) -> Vec<(u32, Vec<u32>)> {
+    let words = words(variant);
+    let mut instructions = Vec::new();
+    let mut at = 5;
+    while at < words.len() {
+        let count = (words[at] >> 16) as usize;
+        let opcode = words[at] & 0xffff;
+        assert!(
+            count >= 1 && at + count <= words.len(),
+            "{}: malformed instruction at word {at}",
+            variant.name
+        );
+        instructions.push((opcode, words[at + 1..at + count].to_vec()));
+        at += count;
+    }
+    instructions
+}
+
+fn capabilities(variant: &Variant) -> BTreeSet<u32> {
+    instructions(variant)
+        .into_iter()
+        .filter(|(opcode, _)| *opcode == OP_CAPABILITY)
+        .map(|(_, operands)| operands[0])
+        .collect()
+}
+
+/// The values of `decoration` (OpDecorate <target> <decoration> <value>) in the module.
+fn decoration_values(variant: &Variant, decoration: u32) -> BTreeSet<u32> {
+    instructions(variant)
+        .into_iter()
+        .filter(|(opcode, operands)| {
+            *opcode == OP_DECORATE && operands.len() == 3 && operands[1] == decoration
+        })
+        .map(|(_, operands)| operands[2])
+        .collect()
 }
 
 #[test]
-fn committed_spirv_matches_its_glsl_source() {
-    let Some(glslang) = glslang() else { return };
-    let scratch = std::env::temp_dir().join(format!("coopgemm-spirv-{}", std::process::id()));
-    std::fs::create_dir_all(&scratch).unwrap();
-    let output = Command::new("bash")
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("glsl/build.sh"))
-        .env("GLSLANG_VALIDATOR", &glslang)
-        .env("SPIRV_OUTPUT_DIR", &scratch)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "build.sh failed:\n{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let committed = committed_modules();
-    assert!(
-        committed.len() >= 8,
-        "expected every variant committed, found {committed:?}"
-    );
-    let mut rebuilt: Vec<_> = std::fs::read_dir(&scratch)
+fn variants_table_and_committed_modules_agree() {
+    let listed: BTreeSet<String> = variants().into_iter().map(|v| v.name).collect();
+    let committed: BTreeSet<String> = std::fs::read_dir(glsl_dir().join("spirv"))
         .unwrap()
-        .map(|e| e.unwrap().file_name())
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .map(|name| {
+            name.strip_suffix(".spv")
+                .unwrap_or_else(|| panic!("glsl/spirv/{name} is not a .spv file"))
+                .to_string()
+        })
         .collect();
-    rebuilt.sort();
-    let committed_names: Vec<_> = committed
-        .iter()
-        .map(|p| p.file_name().unwrap().to_owned())
-        .collect();
-    assert_eq!(
-        rebuilt, committed_names,
-        "build.sh and glsl/spirv/ disagree on the set of variants"
+    let missing: Vec<_> = listed.difference(&committed).collect();
+    let extra: Vec<_> = committed.difference(&listed).collect();
+    assert!(
+        missing.is_empty() && extra.is_empty(),
+        "glsl/variants.txt and glsl/spirv/ disagree: not committed {missing:?}, not listed \
+         {extra:?} (run `cargo run --release --manifest-path tools/spirv/Cargo.toml -- build`)"
     );
-    for module in &committed {
-        let fresh = std::fs::read(scratch.join(module.file_name().unwrap())).unwrap();
-        let stored = std::fs::read(module).unwrap();
+    for variant in variants() {
         assert!(
-            fresh == stored,
-            "{} is stale: run glsl/build.sh and commit the result",
-            module.display()
+            glsl_dir().join(&variant.source).is_file(),
+            "{}: no source glsl/{}",
+            variant.name,
+            variant.source
         );
     }
-    std::fs::remove_dir_all(&scratch).ok();
 }
 
 #[test]
-fn every_committed_module_passes_spirv_val() {
-    let Some(glslang) = glslang() else { return };
-    let spirv_val = std::env::var_os("SPIRV_VAL")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| glslang.with_file_name("spirv-val"));
-    for module in committed_modules() {
-        let output = Command::new(&spirv_val)
-            .args(["--target-env", "vulkan1.3"])
-            .arg(&module)
-            .output()
-            .unwrap();
-        assert!(
-            output.status.success(),
-            "{}: {}",
-            module.display(),
-            String::from_utf8_lossy(&output.stderr)
+fn modules_are_spirv_1_5_without_local_size_id_unless_marked() {
+    for variant in variants() {
+        let version = words(&variant)[1];
+        if variant.targets_vulkan_1_3() {
+            // GL_NV_cooperative_matrix2 exists only for SPIR-V 1.6 in glslang.
+            assert_eq!(
+                version, 0x0001_0600,
+                "{}: SPIR-V version {version:#x}, expected 1.6 (target-env=vulkan1.3)",
+                variant.name
+            );
+            continue;
+        }
+        assert_eq!(
+            version, 0x0001_0500,
+            "{}: SPIR-V version {version:#x}, expected 1.5 (Vulkan 1.2)",
+            variant.name
+        );
+        // For SPIR-V 1.6 glslang writes a spec-constant workgroup size as LocalSizeId,
+        // which needs maintenance4; SPIR-V 1.5 modules use the WorkgroupSize built-in.
+        for (opcode, operands) in instructions(&variant) {
+            assert!(
+                !(opcode == OP_EXECUTION_MODE_ID
+                    && operands.get(1) == Some(&EXECUTION_MODE_LOCAL_SIZE_ID)),
+                "{}: uses LocalSizeId",
+                variant.name
+            );
+            assert!(
+                !(opcode == OP_EXECUTION_MODE
+                    && operands.get(1) == Some(&EXECUTION_MODE_LOCAL_SIZE_ID)),
+                "{}: uses LocalSizeId",
+                variant.name
+            );
+        }
+    }
+}
+
+#[test]
+fn only_the_emulated_modules_do_without_cooperative_matrices() {
+    let mut emulated = 0;
+    for variant in variants() {
+        let uses_coopmat = capabilities(&variant).contains(&CAPABILITY_COOPERATIVE_MATRIX_KHR);
+        if variant.emulated() {
+            emulated += 1;
+            assert!(
+                !uses_coopmat,
+                "{}: an emulated module declares CooperativeMatrixKHR",
+                variant.name
+            );
+        } else {
+            assert!(
+                uses_coopmat,
+                "{}: declares no CooperativeMatrixKHR capability",
+                variant.name
+            );
+        }
+    }
+    assert!(emulated > 0, "glsl/variants.txt lists no emulated variant");
+}
+
+#[test]
+fn gemm_coopmat_modules_share_one_host_interface() {
+    // Every module of gemm_coopmat.comp, emulated or not, has the specialization constants
+    // 0..=13 and the storage buffers of set 0, bindings 0..=3.
+    let spec_ids: BTreeSet<u32> = (0..=13).collect();
+    let bindings: BTreeSet<u32> = (0..=3).collect();
+    for variant in variants()
+        .into_iter()
+        .filter(|v| v.source == "gemm_coopmat.comp")
+    {
+        assert_eq!(
+            decoration_values(&variant, DECORATION_SPEC_ID),
+            spec_ids,
+            "{}: specialization constant IDs",
+            variant.name
+        );
+        assert_eq!(
+            decoration_values(&variant, DECORATION_BINDING),
+            bindings,
+            "{}: bindings",
+            variant.name
+        );
+        assert_eq!(
+            decoration_values(&variant, DECORATION_DESCRIPTOR_SET),
+            BTreeSet::from([0]),
+            "{}: descriptor sets",
+            variant.name
         );
     }
 }
 
 #[test]
 fn every_variant_the_backend_embeds_is_committed() {
-    use coopgemm::backend::coopmat::{VARIANTS, WORKGROUP_SCOPE_VARIANTS};
-    for variant in VARIANTS.iter().chain(WORKGROUP_SCOPE_VARIANTS.iter()) {
+    use coopgemm::backend::coopmat::{EMULATED_VARIANTS, VARIANTS, WORKGROUP_SCOPE_VARIANTS};
+    let embedded = VARIANTS
+        .iter()
+        .chain(EMULATED_VARIANTS.iter())
+        .chain(WORKGROUP_SCOPE_VARIANTS.iter());
+    for variant in embedded {
         let path =
             Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("glsl/spirv/{}.spv", variant.name));
         assert_eq!(
@@ -121,7 +260,7 @@ fn every_variant_the_backend_embeds_is_committed() {
         );
         assert_eq!(
             &variant.spirv[..4],
-            &0x0723_0203u32.to_le_bytes(),
+            &SPIRV_MAGIC.to_le_bytes(),
             "{} is not SPIR-V",
             variant.name
         );

@@ -45,7 +45,8 @@ const MIN_TUNING_BATCH: usize = 3;
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum AutotuneChoice {
-    /// Tune on GPUs, not on CPU drivers (`COOPGEMM_AUTOTUNE=0|1` overrides it).
+    /// Tune on GPUs, not on CPU drivers (`COOPGEMM_AUTOTUNE=0|1` overrides it). Never on
+    /// wasm32, where nothing may block the browser's thread.
     #[default]
     Auto,
     /// Always tune.
@@ -57,6 +58,11 @@ pub enum AutotuneChoice {
 impl AutotuneChoice {
     /// Whether tuning is on for an adapter (`is_cpu`: a CPU driver), environment included.
     pub(crate) fn enabled(self, is_cpu: bool) -> bool {
+        // Tuning times candidates on the host clock and waits for the GPU: neither is
+        // possible on the browser's thread, so wasm32 always takes the heuristic.
+        if cfg!(target_arch = "wasm32") {
+            return false;
+        }
         match self {
             AutotuneChoice::On => true,
             AutotuneChoice::Off => false,

@@ -48,6 +48,18 @@ pub struct ContextOptions {
     pub instance_flags: wgpu::InstanceFlags,
     /// Where compiled pipelines are kept between processes (`COOPGEMM_CACHE=0` turns it off).
     pub disk_cache: crate::DiskCache,
+    /// Log the driver's statistics (registers, spills, shared memory) of every pipeline
+    /// where the Vulkan device has `VK_KHR_pipeline_executable_properties`
+    /// (`COOPGEMM_PIPELINE_STATS=1` sets it).
+    pub pipeline_statistics: bool,
+    /// For testing only: run the cooperative-matrix backend's kernels with their matrix
+    /// operations emulated in software on ordinary subgroups, on any Vulkan device that
+    /// coopgemm opens (including one without cooperative matrices, such as Mesa lavapipe),
+    /// through the same host path as on a GPU: device creation, pipelines, descriptors,
+    /// barriers. Far slower than either real backend; the default selection never turns it
+    /// on, and nothing reads it from the environment (the test suite maps
+    /// `COOPGEMM_COOPMAT_EMULATION=1` onto it).
+    pub emulate_cooperative_matrix: bool,
 }
 
 impl Default for ContextOptions {
@@ -62,6 +74,8 @@ impl Default for ContextOptions {
             autotune: AutotuneChoice::Auto,
             instance_flags: wgpu::InstanceFlags::from_build_config().with_env(),
             disk_cache: crate::DiskCache::Default,
+            pipeline_statistics: std::env::var("COOPGEMM_PIPELINE_STATS").as_deref() == Ok("1"),
+            emulate_cooperative_matrix: false,
         }
     }
 }
@@ -162,7 +176,9 @@ impl Context {
         Context::with_options(ContextOptions::default()).await
     }
 
-    /// [`Context::new`], blocking the current thread.
+    /// [`Context::new`], blocking the current thread. Not on wasm32, where nothing may block
+    /// the browser's thread: await [`Context::new`] there.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn new_blocking() -> Result<Context> {
         pollster::block_on(Context::new())
     }
@@ -222,7 +238,11 @@ impl Context {
         };
         let mut opened = None;
         if options.enable_coopmat && info.backend == wgpu::Backend::Vulkan {
-            match vulkan::device::open_with_coopmat(adapter, &descriptor) {
+            let open = vulkan::OpenOptions {
+                emulate_cooperative_matrix: options.emulate_cooperative_matrix,
+                pipeline_statistics: options.pipeline_statistics,
+            };
+            match vulkan::device::open_with_coopmat(adapter, &descriptor, open) {
                 Ok(Some((device, queue, enabled))) => opened = Some((device, queue, Some(enabled))),
                 Ok(None) => {}
                 Err(why) => log::warn!("opening the device with cooperative-matrix extensions failed ({why}); using a plain device"),
@@ -278,6 +298,9 @@ impl Context {
         Context::assemble(info, device, queue, None, Default::default(), options)
     }
 
+    // On wasm32 wgpu's objects are neither Send nor Sync; the Arc then only shares them
+    // between clones of the context on the one thread there is.
+    #[cfg_attr(target_arch = "wasm32", allow(clippy::arc_with_non_send_sync))]
     fn assemble(
         adapter_info: wgpu::AdapterInfo,
         device: wgpu::Device,
@@ -297,14 +320,11 @@ impl Context {
             .is_some_and(|enabled| enabled.pipeline_statistics)
             .then(|| vulkan::statistics::PipelineStatistics::new(&device))
             .flatten();
-        let mut coopmat = if options.enable_coopmat {
-            CoopmatBackend::new(&device, enabled, store.as_ref())
+        let coopmat = if options.enable_coopmat {
+            CoopmatBackend::new(&device, &queue, enabled, store.as_ref(), timer.clone())
         } else {
             Err("disabled by ContextOptions::enable_coopmat".to_string())
         };
-        if let Ok(coopmat) = &mut coopmat {
-            coopmat.timer = timer.clone();
-        }
         match &coopmat {
             Ok(backend) => log::info!("coopmat backend available: {}", backend.describe()),
             Err(why) => log::info!("coopmat backend unavailable: {why}"),
@@ -589,8 +609,8 @@ impl Context {
             .device
             .push_error_scope(wgpu::ErrorFilter::Validation);
         let output = work();
-        let validation_error = pollster::block_on(validation.pop());
-        let memory_error = pollster::block_on(memory.pop());
+        let validation_error = resolve_error_scope(validation.pop());
+        let memory_error = resolve_error_scope(memory.pop());
         self.check_device()?;
         match validation_error.or(memory_error) {
             Some(error) => Err(Error::Device(error.to_string())),
@@ -667,13 +687,21 @@ impl Context {
     /// }
     /// # Ok::<(), coopgemm::Error>(())
     /// ```
+    ///
+    /// On wasm32 always `Ok(None)`: timing waits for the GPU, which the browser's thread may
+    /// not.
     pub fn time_on_gpu(
         &self,
         gemm: &Gemm,
         buffers: &GemmBuffers<'_>,
         runs: usize,
     ) -> Result<Option<Vec<Duration>>> {
-        let Some(timer) = &self.shared.timer else {
+        let Some(timer) = self
+            .shared
+            .timer
+            .as_ref()
+            .filter(|_| !cfg!(target_arch = "wasm32"))
+        else {
             return Ok(None);
         };
         self.prepare(gemm)?;
@@ -742,6 +770,19 @@ impl Context {
             .map(|(pair, &run)| (run, [tick(2 * pair), tick(2 * pair + 1)]))
             .collect())
     }
+}
+
+/// The error an error scope caught. Native wgpu resolves the scope at once. On the web the
+/// answer arrives only after control returns to the browser, so a synchronous call cannot
+/// wait for it there: it is taken if already known, and otherwise the error reaches the
+/// device's uncaptured-error handler instead.
+fn resolve_error_scope(
+    pop: impl std::future::Future<Output = Option<wgpu::Error>>,
+) -> Option<wgpu::Error> {
+    #[cfg(not(target_arch = "wasm32"))]
+    return pollster::block_on(pop);
+    #[cfg(target_arch = "wasm32")]
+    return futures::FutureExt::now_or_never(Box::pin(pop)).flatten();
 }
 
 /// The features coopgemm asks for (when the adapter has them) and the adapter's own limits,

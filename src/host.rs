@@ -141,6 +141,10 @@ impl Context {
     /// assert_eq!(c, [1.0, 2.0, 3.0, 4.0]);
     /// # Ok(()) }
     /// ```
+    ///
+    /// Not on wasm32 (nothing may block the browser's thread): await
+    /// [`Context::multiply_async`] there.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn multiply<I: Element, O: Element>(
         &self,
         gemm: &Gemm,
@@ -162,6 +166,9 @@ impl Context {
     /// assert_eq!(y, [1.5, 0.0]);
     /// # Ok(()) }
     /// ```
+    ///
+    /// Not on wasm32: await [`Context::multiply_with_bias_async`] there.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn multiply_with_bias<I: Element, O: Element>(
         &self,
         gemm: &Gemm,

@@ -39,6 +39,9 @@
 //! # Ok::<(), coopgemm::Error>(())
 //! ```
 #![warn(missing_docs)]
+// Unsafe code lives in `vulkan` only (raw Vulkan interop, and the SIMT module built without
+// wgpu's runtime checks); every block there says why it is sound.
+#![deny(unsafe_code)]
 
 mod autotune;
 pub mod backend;
@@ -52,9 +55,11 @@ mod packing;
 mod problem;
 mod reference;
 mod selection;
+mod shader;
 mod split_k;
 mod timing;
 mod types;
+#[allow(unsafe_code)]
 pub mod vulkan;
 
 pub use autotune::{AutotuneChoice, MAX_TUNING_BYTES};
@@ -67,7 +72,7 @@ pub use error::{Error, Operand, Result};
 pub use host::HOST_BUFFER_USAGES;
 pub use packing::{PackedB, PACK_B_WGSL};
 pub use problem::{Gemm, MatrixLayout, Order, ResolvedBias, ResolvedGemm, ResolvedMatrix};
-pub use reference::{sample_values, Comparison, Reference};
+pub use reference::{sample_data, sample_values, Comparison, Reference, SampleData};
 pub use selection::{BackendChoice, Selection, SelectionPolicy, COOPMAT_MIN_MULTIPLY_ADDS};
 pub use split_k::{SplitK, SplitKChoice, SPLIT_K_REDUCE_WGSL};
 pub use types::{DType, Element, GemmTypes};

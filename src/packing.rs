@@ -83,10 +83,12 @@ pub(crate) struct PackKernel {
 impl PackKernel {
     fn pipeline(&self, device: &wgpu::Device) -> &wgpu::ComputePipeline {
         self.pipeline.get_or_init(|| {
-            let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some("coopgemm pack B"),
-                source: wgpu::ShaderSource::Wgsl(PACK_B_WGSL.into()),
-            });
+            let module = crate::shader::wgsl_module(
+                device,
+                "coopgemm pack B",
+                PACK_B_WGSL,
+                crate::shader::Checks::Default,
+            );
             device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                 label: Some("coopgemm pack B"),
                 layout: None,

@@ -38,6 +38,75 @@ pub fn sample_values<T: Element>(count: usize, seed: u64) -> Vec<T> {
         .collect()
 }
 
+/// Which kind of test data [`sample_data`] makes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SampleData {
+    /// [`sample_values`]: every product exact in every type, so only the summation rounds.
+    /// Sharp on summation order and layouts, blind to products or sums rounded too early.
+    ExactProducts,
+    /// Uniform in [-1, 1), rounded to the element type: every mantissa bit in use, so a
+    /// kernel, driver or emulation that rounds products or partial sums to a narrower type
+    /// than the one the GEMM accumulates in misses the reference's tolerance.
+    FullMantissa,
+    /// Full-mantissa values of magnitude 128 to 512 (integers: the type's full range):
+    /// f16 products then overflow f16 but not f32, so a GEMM that sums f16 inputs in f32
+    /// must not turn them into infinities. Meant for f32 outputs.
+    LargeMagnitude,
+}
+
+impl SampleData {
+    /// Every kind.
+    pub const ALL: [SampleData; 3] = [
+        SampleData::ExactProducts,
+        SampleData::FullMantissa,
+        SampleData::LargeMagnitude,
+    ];
+
+    /// A short name for logs.
+    pub fn name(self) -> &'static str {
+        match self {
+            SampleData::ExactProducts => "exact-products",
+            SampleData::FullMantissa => "full-mantissa",
+            SampleData::LargeMagnitude => "large-magnitude",
+        }
+    }
+}
+
+/// Reproducible pseudo-random test data of the given kind (see [`SampleData`]).
+///
+/// ```
+/// use coopgemm::{sample_data, SampleData};
+/// let values: Vec<half::f16> = sample_data(SampleData::FullMantissa, 64, 7);
+/// // Not all multiples of 1/16: the low mantissa bits are in use.
+/// assert!(values.iter().any(|v| (v.to_f32() * 16.0).fract() != 0.0));
+/// let large: Vec<half::f16> = sample_data(SampleData::LargeMagnitude, 64, 7);
+/// assert!(large.iter().all(|v| (128.0..=512.0).contains(&v.to_f32().abs())));
+/// ```
+pub fn sample_data<T: Element>(data: SampleData, count: usize, seed: u64) -> Vec<T> {
+    if data == SampleData::ExactProducts {
+        return sample_values(count, seed);
+    }
+    let mut state = seed.wrapping_mul(0xD1B5_4A32_D192_ED03) | 1;
+    (0..count)
+        .map(|_| {
+            // xorshift64*
+            state ^= state >> 12;
+            state ^= state << 25;
+            state ^= state >> 27;
+            let bits = state.wrapping_mul(0x2545_F491_4F6C_DD1D);
+            let unit = (bits >> 11) as f64 / (1u64 << 53) as f64; // [0, 1)
+            let signed = unit * 2.0 - 1.0; // [-1, 1)
+            let value = match (T::DTYPE, data) {
+                (DType::I8, _) => (unit * 256.0).floor() - 128.0,
+                (DType::I32, _) => (unit * 65536.0).floor() - 32768.0,
+                (_, SampleData::LargeMagnitude) => signed.signum() * (128.0 + 384.0 * signed.abs()),
+                _ => signed,
+            };
+            T::from_f64_lossy(value)
+        })
+        .collect()
+}
+
 /// Expected C contents and the allowed error per element.
 #[derive(Debug, Clone)]
 pub struct Reference {
@@ -348,5 +417,159 @@ impl<'a> ElementReference<'a> {
         // back may round either way (or truncate): one unit of slack.
         let integer_slack = if self.integer_output { 1.0 } else { 0.0 };
         (value, bound + integer_slack + f64::MIN_POSITIVE)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The tolerances are sharp enough to catch the precision mistakes a kernel, driver or
+    //! emulation can make: each deliberately lossy CPU GEMM below must fail them on
+    //! full-mantissa data, while an honest f32-accumulating one passes.
+    use super::*;
+    use crate::problem::Gemm;
+    use crate::types::GemmTypes;
+    use half::{bf16, f16};
+
+    /// How a CPU GEMM of row-major m x k by k x n forms each C element.
+    #[derive(Clone, Copy, Debug)]
+    enum Arithmetic {
+        /// f32 products summed in f32, in order (what the kernels promise).
+        Honest,
+        /// Each product rounded to f16 before the f32 sum.
+        ProductsInF16,
+        /// Products and partial sums in f16.
+        SumsInF16,
+    }
+
+    fn cpu_gemm(m: usize, n: usize, k: usize, a: &[f32], b: &[f32], how: Arithmetic) -> Vec<f32> {
+        let f16_round = |x: f32| f16::from_f32(x).to_f32();
+        let mut c = vec![0.0f32; m * n];
+        for i in 0..m {
+            for j in 0..n {
+                let mut sum = 0.0f32;
+                for l in 0..k {
+                    let product = a[i * k + l] * b[l * n + j];
+                    sum = match how {
+                        Arithmetic::Honest => sum + product,
+                        Arithmetic::ProductsInF16 => sum + f16_round(product),
+                        Arithmetic::SumsInF16 => f16_round(sum + f16_round(product)),
+                    };
+                }
+                c[i * n + j] = sum;
+            }
+        }
+        c
+    }
+
+    fn passes(types: GemmTypes, k: u32, data: SampleData, how: Arithmetic) -> bool {
+        let (m, n) = (16u32, 16u32);
+        let gemm = Gemm::new(m, n, k).types(types).resolve().unwrap();
+        let a: Vec<f16> = sample_data(data, (m * k) as usize, 1);
+        let b: Vec<f16> = sample_data(data, (k * n) as usize, 2);
+        let wide = |v: &[f16]| v.iter().map(|x| x.to_f32()).collect::<Vec<f32>>();
+        let c = cpu_gemm(
+            m as usize,
+            n as usize,
+            k as usize,
+            &wide(&a),
+            &wide(&b),
+            how,
+        );
+        let reference = Reference::compute(&gemm, &a, &b, &vec![0.0f32; c.len()]).unwrap();
+        reference.compare(&c).passed()
+    }
+
+    #[test]
+    fn honest_f32_accumulation_passes() {
+        for k in [1, 64, 256, 2048] {
+            for data in SampleData::ALL {
+                assert!(
+                    passes(GemmTypes::F16_F32, k, data, Arithmetic::Honest),
+                    "k {k} {data:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn products_rounded_to_f16_fail() {
+        for k in [16, 64, 256] {
+            assert!(
+                !passes(
+                    GemmTypes::F16_F32,
+                    k,
+                    SampleData::FullMantissa,
+                    Arithmetic::ProductsInF16
+                ),
+                "k {k}"
+            );
+        }
+        // The exact-product data cannot see it: why the full-mantissa data exists.
+        assert!(passes(
+            GemmTypes::F16_F32,
+            64,
+            SampleData::ExactProducts,
+            Arithmetic::ProductsInF16
+        ));
+    }
+
+    #[test]
+    fn f16_partial_sums_fail_an_f32_accumulating_gemm() {
+        for k in [16, 64, 256, 2048] {
+            assert!(
+                !passes(
+                    GemmTypes::F16_F32,
+                    k,
+                    SampleData::FullMantissa,
+                    Arithmetic::SumsInF16
+                ),
+                "k {k}"
+            );
+        }
+    }
+
+    #[test]
+    fn f16_overflow_fails_where_f32_sums_were_asked_for() {
+        // Products of 128..512 reach 262144 > 65504: infinities in f16, fine in f32.
+        assert!(!passes(
+            GemmTypes::F16_F32,
+            64,
+            SampleData::LargeMagnitude,
+            Arithmetic::ProductsInF16
+        ));
+        assert!(passes(
+            GemmTypes::F16_F32,
+            64,
+            SampleData::LargeMagnitude,
+            Arithmetic::Honest
+        ));
+    }
+
+    #[test]
+    fn bf16_outputs_truncated_instead_of_rounded_fail() {
+        let (m, n, k) = (16u32, 16u32, 64u32);
+        let gemm = Gemm::new(m, n, k)
+            .types(GemmTypes::BF16_F32_BF16)
+            .resolve()
+            .unwrap();
+        let a: Vec<bf16> = sample_data(SampleData::FullMantissa, (m * k) as usize, 3);
+        let b: Vec<bf16> = sample_data(SampleData::FullMantissa, (k * n) as usize, 4);
+        let wide = |v: &[bf16]| v.iter().map(|x| x.to_f32()).collect::<Vec<f32>>();
+        let sums = cpu_gemm(
+            m as usize,
+            n as usize,
+            k as usize,
+            &wide(&a),
+            &wide(&b),
+            Arithmetic::Honest,
+        );
+        let reference = Reference::compute(&gemm, &a, &b, &vec![bf16::ZERO; sums.len()]).unwrap();
+        let rounded: Vec<bf16> = sums.iter().map(|&x| bf16::from_f32(x)).collect();
+        let truncated: Vec<bf16> = sums
+            .iter()
+            .map(|&x| bf16::from_bits((x.to_bits() >> 16) as u16))
+            .collect();
+        assert!(reference.compare(&rounded).passed());
+        assert!(!reference.compare(&truncated).passed());
     }
 }

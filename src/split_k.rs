@@ -259,12 +259,12 @@ impl SplitKernels {
         }
         let [format, output, epilogue] = output_snippets(types.input, types.output);
         let source = [format, output, epilogue, SPLIT_K_REDUCE_WGSL].join("\n");
-        let module = self
-            .device
-            .create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some("coopgemm split-K reduce"),
-                source: wgpu::ShaderSource::Wgsl(source.into()),
-            });
+        let module = crate::shader::wgsl_module(
+            &self.device,
+            "coopgemm split-K reduce",
+            &source,
+            crate::shader::Checks::Default,
+        );
         let pipeline = Arc::new(self.device.create_compute_pipeline(
             &wgpu::ComputePipelineDescriptor {
                 label: Some("coopgemm split-K reduce"),

@@ -131,6 +131,8 @@ impl GpuTimer {
 
     /// The pair (queries 2i and 2i + 1 of the Vulkan pool) for a raw dispatch, while a
     /// timing is under way; `available` is whether the raw path can write timestamps.
+    /// (Only the raw-Vulkan backend calls it, which is not built everywhere.)
+    #[cfg_attr(not(vulkan_interop), allow(dead_code))]
     pub(crate) fn claim_raw(&self, available: bool) -> Option<u32> {
         if !available {
             self.with_state(|state| state.incomplete |= state.run.is_some());

@@ -111,6 +111,7 @@ fn run_random(types: GemmTypes, cases: u64) {
         }
         eprintln!("{types}: {cases} random cases on {kind}");
     }
+    common::report_data_counts();
     assert_none_failed(&failures);
 }
 

@@ -22,7 +22,7 @@ pub struct KernelVariant {
     pub name: &'static str,
     /// The types it computes.
     pub types: GemmTypes,
-    /// The module, as compiled by `glsl/build.sh`.
+    /// The module, as compiled by `tools/spirv` from the table in `glsl/variants.txt`.
     pub spirv: &'static [u8],
 }
 
@@ -65,8 +65,43 @@ pub const VARIANTS: [KernelVariant; 7] = [
     },
 ];
 
-/// Every compiled variant of `glsl/gemm_coopmat2.comp` (`VK_NV_cooperative_matrix2`).
-pub const WORKGROUP_SCOPE_VARIANTS: [KernelVariant; 5] = [
+/// The variants of `glsl/gemm_coopmat.comp` whose matrix operations are emulated in software
+/// (`COOPMAT_EMULATED`, see `glsl/matrix_ops.glsl`): the same kernel, bindings and
+/// specialization constants, without the cooperative-matrix extension. Used only when a
+/// context asks for [`ContextOptions::emulate_cooperative_matrix`](crate::ContextOptions),
+/// to test the host path on devices without cooperative matrices.
+pub const EMULATED_VARIANTS: [KernelVariant; 5] = [
+    KernelVariant {
+        name: "gemm_coopmat_emulated_f16_f32",
+        types: GemmTypes::F16_F32,
+        spirv: include_bytes!("../../glsl/spirv/gemm_coopmat_emulated_f16_f32.spv"),
+    },
+    KernelVariant {
+        name: "gemm_coopmat_emulated_f16_f16",
+        types: GemmTypes::F16_ACC_F16,
+        spirv: include_bytes!("../../glsl/spirv/gemm_coopmat_emulated_f16_f16.spv"),
+    },
+    KernelVariant {
+        name: "gemm_coopmat_emulated_s8_s32",
+        types: GemmTypes::I8_I32,
+        spirv: include_bytes!("../../glsl/spirv/gemm_coopmat_emulated_s8_s32.spv"),
+    },
+    KernelVariant {
+        name: "gemm_coopmat_emulated_f32_f32",
+        types: GemmTypes::F32,
+        spirv: include_bytes!("../../glsl/spirv/gemm_coopmat_emulated_f32_f32.spv"),
+    },
+    KernelVariant {
+        name: "gemm_coopmat_emulated_f16_f32_f16",
+        types: GemmTypes::F16_F32_F16,
+        spirv: include_bytes!("../../glsl/spirv/gemm_coopmat_emulated_f16_f32_f16.spv"),
+    },
+];
+
+/// Every compiled variant of `glsl/gemm_coopmat2.comp` (`VK_NV_cooperative_matrix2`). None
+/// stores bf16: that would take a bf16 accumulator matrix, which no device lists (see
+/// `glsl/variants.txt`); bf16 -> bf16 runs on the KHR kernel.
+pub const WORKGROUP_SCOPE_VARIANTS: [KernelVariant; 4] = [
     KernelVariant {
         name: "gemm_coopmat2_f16_f32",
         types: GemmTypes::F16_F32,
@@ -86,11 +121,6 @@ pub const WORKGROUP_SCOPE_VARIANTS: [KernelVariant; 5] = [
         name: "gemm_coopmat2_f16_f32_f16",
         types: GemmTypes::F16_F32_F16,
         spirv: include_bytes!("../../glsl/spirv/gemm_coopmat2_f16_f32_f16.spv"),
-    },
-    KernelVariant {
-        name: "gemm_coopmat2_bf16_f32_bf16",
-        types: GemmTypes::BF16_F32_BF16,
-        spirv: include_bytes!("../../glsl/spirv/gemm_coopmat2_bf16_f32_bf16.spv"),
     },
 ];
 
@@ -359,8 +389,8 @@ pub struct CoopmatBackend {
     max_workgroups: u32,
     storage_limits: wgpu::Limits,
     overrides: TuningOverrides,
-    /// Stamps each dispatch while a GPU timing is under way (set by the context).
-    pub(crate) timer: Option<std::sync::Arc<crate::timing::GpuTimer>>,
+    /// Stamps each dispatch while a GPU timing is under way.
+    timer: Option<std::sync::Arc<crate::timing::GpuTimer>>,
 }
 
 /// Tuning switches from the environment, read once when the backend is created.
@@ -413,22 +443,33 @@ impl CoopmatBackend {
     /// device was opened with, when coopgemm opened it; otherwise it is inferred from wgpu.
     pub(crate) fn new(
         device: &wgpu::Device,
+        queue: &wgpu::Queue,
         enabled: Option<EnabledFeatures>,
         store: Option<&crate::disk_cache::CacheStore>,
+        timer: Option<std::sync::Arc<crate::timing::GpuTimer>>,
     ) -> std::result::Result<CoopmatBackend, String> {
-        let info = properties::query(device)
+        let mut info = properties::query(device)
             .ok_or_else(|| format!("not a Vulkan device ({:?})", device.adapter_info().backend))?;
+        let enabled = enabled.unwrap_or_else(|| vulkan_device::enabled_by_wgpu(device));
+        if enabled.emulated_cooperative_matrix {
+            info = info.emulated();
+            log::warn!(
+                "coopmat backend: cooperative matrices EMULATED in software on {} (a test setting)",
+                info.device_name
+            );
+        }
         if info.shapes.is_empty() {
             return Err(format!(
                 "{} lists no VK_KHR_cooperative_matrix configuration",
                 info.device_name
             ));
         }
-        let enabled = enabled.unwrap_or_else(|| vulkan_device::enabled_by_wgpu(device));
-        if !enabled.cooperative_matrix || !enabled.vulkan_memory_model {
+        if !enabled.emulated_cooperative_matrix
+            && (!enabled.cooperative_matrix || !enabled.vulkan_memory_model)
+        {
             return Err("the device was opened without VK_KHR_cooperative_matrix and the Vulkan memory model (open it with Context::from_adapter, or see the README)".into());
         }
-        let kernels = VulkanKernels::new(device, enabled, store)?;
+        let kernels = VulkanKernels::new(device, queue, enabled, store)?;
         let limits = device.limits();
         Ok(CoopmatBackend {
             kernels,
@@ -437,7 +478,7 @@ impl CoopmatBackend {
             max_workgroups: limits.max_compute_workgroups_per_dimension,
             storage_limits: limits,
             overrides: TuningOverrides::from_env(),
-            timer: None,
+            timer,
         })
     }
 
@@ -458,38 +499,59 @@ impl CoopmatBackend {
 
     /// One line saying what this backend can do here.
     pub fn describe(&self) -> String {
-        let types: Vec<String> = VARIANTS
+        let types: Vec<String> = self
+            .supported_types()
             .iter()
-            .filter(|v| self.shape_for(v.types).is_ok())
-            .map(|v| v.types.short_name())
+            .map(|t| t.short_name())
             .collect();
         format!(
-            "{}: subgroup {}, types [{}]",
+            "{}{}: subgroup {}, types [{}]",
             self.info.device_name,
+            if self.is_emulated() {
+                " (EMULATED cooperative matrices: software multiply-add, for testing)"
+            } else {
+                ""
+            },
             self.info.subgroup_size,
             types.join(", ")
         )
     }
 
+    /// Whether the kernels' matrix operations are emulated in software
+    /// ([`ContextOptions::emulate_cooperative_matrix`](crate::ContextOptions)).
+    pub fn is_emulated(&self) -> bool {
+        self.enabled.emulated_cooperative_matrix
+    }
+
+    /// The KHR kernel's variants this backend runs: the real ones, or the emulated ones.
+    fn variants(&self) -> &'static [KernelVariant] {
+        if self.is_emulated() {
+            &EMULATED_VARIANTS
+        } else {
+            &VARIANTS
+        }
+    }
+
     /// Type combinations this device can run on this backend.
     pub fn supported_types(&self) -> Vec<GemmTypes> {
-        VARIANTS
+        self.variants()
             .iter()
             .filter(|v| self.shape_for(v.types).is_ok())
             .map(|v| v.types)
             .collect()
     }
 
-    fn variant(types: GemmTypes) -> std::result::Result<KernelVariant, String> {
-        VARIANTS
-            .into_iter()
+    fn variant(&self, types: GemmTypes) -> std::result::Result<KernelVariant, String> {
+        self.variants()
+            .iter()
+            .copied()
             .find(|v| v.types == types)
             .ok_or_else(|| format!("no cooperative-matrix kernel computes {types}"))
     }
 
     /// The cooperative-matrix shape used for `types`: the largest the device lists for them.
     pub fn shape_for(&self, types: GemmTypes) -> std::result::Result<CoopmatShape, String> {
-        Self::variant(types)?;
+        self.variant(types)?;
         let needs = match types.input {
             DType::F16 => (self.enabled.float16, "shaderFloat16 and 16-bit storage"),
             DType::BF16 => (self.enabled.bfloat16, "VK_KHR_shader_bfloat16"),
@@ -644,7 +706,7 @@ impl CoopmatBackend {
         gemm: &ResolvedGemm,
     ) -> std::result::Result<Vec<CoopmatConfig>, String> {
         let types = gemm.gemm.types;
-        let variant = Self::variant(types)?;
+        let variant = self.variant(types)?;
         let shape = self.shape_for(types)?;
         let subgroup_size = self.subgroup_size();
         let a_row_major = gemm.a.order == Order::RowMajor;

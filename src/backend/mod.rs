@@ -6,6 +6,9 @@
 //! A [`Context`](crate::Context) owns one of each that the device can run and picks
 //! between them per GEMM (see [`Selection`](crate::Selection)).
 
+// Where the raw-Vulkan interop is not built (see build.rs), `coopmat_absent.rs` stands in:
+// the same kind, never available, saying why.
+#[cfg_attr(not(vulkan_interop), path = "coopmat_absent.rs")]
 pub mod coopmat;
 pub mod simt;
 
@@ -101,8 +104,10 @@ impl KernelInfo {
 ///
 /// Backends check what they can run ([`Backend::supports`]), build and cache the
 /// pipeline for a description ([`Backend::prepare`]) and record it ([`Backend::record`]).
-/// Descriptions and buffers reach them already validated by the context.
-pub trait Backend: Send + Sync + fmt::Debug {
+/// Descriptions and buffers reach them already validated by the context. Backends are
+/// `Send + Sync` wherever wgpu's objects are (everywhere but wasm32, wgpu's
+/// `WasmNotSendSync`).
+pub trait Backend: wgpu::WasmNotSendSync + fmt::Debug {
     /// Which backend this is.
     fn kind(&self) -> BackendKind;
 

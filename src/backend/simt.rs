@@ -522,10 +522,16 @@ fn k_contiguous(matrix: &ResolvedMatrix, k_is_column: bool) -> bool {
 impl SimtBackend {
     /// Builds the backend for a device. `is_cpu` selects configurations suited to CPU drivers.
     ///
-    /// f16 storage uses WGSL's `pack2x16float` / `unpack2x16float`, which every Vulkan, Metal
-    /// and DX12 adapter has; on GL only some do, so there the SIMT kernel keeps to f32 and bf16.
+    /// f16 storage uses WGSL's `pack2x16float` / `unpack2x16float` (wgpu's
+    /// `DownlevelFlags::SHADER_F16_IN_F32`), which every wgpu backend has, GL included (GLSL's
+    /// `packHalf2x16`, core wherever compute shaders are; the CI's GL pass runs the f16 suites
+    /// on llvmpipe), except Vulkan on llvmpipe (lavapipe) without `SHADER_F16`. That
+    /// rule is wgpu's own (its adapter query, which a device does not expose), mirrored here.
     pub fn new(device: &wgpu::Device, is_cpu: bool) -> SimtBackend {
-        let f16_conversions = device.adapter_info().backend != wgpu::Backend::Gl;
+        let info = device.adapter_info();
+        let f16_conversions = !(info.backend == wgpu::Backend::Vulkan
+            && info.driver.to_lowercase().contains("llvmpipe")
+            && !device.features().contains(wgpu::Features::SHADER_F16));
         let bind_group_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("coopgemm simt"),
             entries: &[
@@ -705,14 +711,15 @@ impl SimtBackend {
                 reason: format!("no SIMT storage for {types}"),
             }
         })?;
-        let descriptor = wgpu::ShaderModuleDescriptor {
-            label: Some("coopgemm simt"),
-            source: wgpu::ShaderSource::Wgsl(source.into()),
-        };
         // Without runtime checks: naga's bounds clamps on every workgroup-memory access cost
         // more than half of the kernel's speed on NVIDIA (12.8 vs 29.8 TFLOP/s at 4096³),
         // and the kernel's own range checks already keep every index in bounds.
-        let module = crate::vulkan::trusted_shader_module(&self.device, descriptor);
+        let module = crate::shader::wgsl_module(
+            &self.device,
+            "coopgemm simt",
+            &source,
+            crate::shader::Checks::Trusted,
+        );
         modules.insert(storage, module.clone());
         Ok(module)
     }
@@ -841,7 +848,7 @@ impl Backend for SimtBackend {
         let uses_f16 = types.input == DType::F16 || types.output == DType::F16;
         if uses_f16 && !self.f16_conversions {
             return Err(
-                "f16 storage needs WGSL's f16 pack/unpack, which this adapter lacks (DownlevelFlags::SHADER_F16_IN_F32)"
+                "f16 storage needs WGSL's f16 pack/unpack, which this device lacks (wgpu's DownlevelFlags::SHADER_F16_IN_F32: lavapipe without SHADER_F16)"
                     .into(),
             );
         }

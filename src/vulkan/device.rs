@@ -91,31 +91,8 @@ unsafe impl vk::ExtendsPhysicalDeviceFeatures2 for CooperativeMatrix2Features {}
 // SAFETY: as above.
 unsafe impl vk::ExtendsDeviceCreateInfo for CooperativeMatrix2Features {}
 
-/// What a device has enabled that the cooperative-matrix kernels care about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct EnabledFeatures {
-    /// `VK_KHR_cooperative_matrix` with `cooperativeMatrix`.
-    pub cooperative_matrix: bool,
-    /// `vulkanMemoryModel` and `vulkanMemoryModelDeviceScope` (GLSL coopmat needs them).
-    pub vulkan_memory_model: bool,
-    /// `shaderFloat16` and 16-bit storage-buffer access.
-    pub float16: bool,
-    /// `shaderInt8` and 8-bit storage-buffer access.
-    pub int8: bool,
-    /// `VK_KHR_shader_bfloat16` with bf16 types and bf16 cooperative matrices.
-    pub bfloat16: bool,
-    /// `subgroupSizeControl` (pipelines may require a subgroup size).
-    pub subgroup_size_control: bool,
-    /// `computeFullSubgroups` (pipelines may require full subgroups).
-    pub full_subgroups: bool,
-    /// `VK_NV_cooperative_matrix2` with workgroup scope, flexible dimensions, tensor addressing
-    /// and per-element operations (the coopmat2 kernel's fused bias and activation).
-    pub cooperative_matrix2: bool,
-    /// `VK_KHR_pipeline_executable_properties`, asked for with `COOPGEMM_PIPELINE_STATS=1`:
-    /// the driver's statistics of each cooperative-matrix pipeline (registers, spills,
-    /// shared memory on NVIDIA) are logged when it is built.
-    pub pipeline_statistics: bool,
-}
+pub use super::EnabledFeatures;
+pub(crate) use super::OpenOptions;
 
 fn has_extension(extensions: &[&CStr], name: &CStr) -> bool {
     extensions.contains(&name)
@@ -144,6 +121,7 @@ pub(crate) fn enabled_by_wgpu(device: &wgpu::Device) -> EnabledFeatures {
         full_subgroups: false,
         cooperative_matrix2: false,
         pipeline_statistics: false,
+        emulated_cooperative_matrix: false,
     }
 }
 
@@ -222,18 +200,39 @@ fn query_supported(
     }
 }
 
+/// Whether every structure type in a pNext chain appears once (`VUID-VkDeviceCreateInfo-sType-unique`).
+fn no_structure_twice(mut next: *const std::ffi::c_void) -> bool {
+    let mut seen = Vec::new();
+    while !next.is_null() {
+        // SAFETY: the caller passes the head of a live pNext chain of Vulkan structures, each
+        // starting with sType/pNext.
+        let structure = unsafe { &*(next as *const vk::BaseInStructure<'_>) };
+        if seen.contains(&structure.s_type) {
+            return false;
+        }
+        seen.push(structure.s_type);
+        next = structure.p_next as *const std::ffi::c_void;
+    }
+    true
+}
+
 /// Opens `adapter` as a device with the cooperative-matrix extensions. `Ok(None)` when the
-/// adapter has no `VK_KHR_cooperative_matrix` (the caller opens a plain device instead).
+/// adapter has no `VK_KHR_cooperative_matrix` and emulation was not asked for (the caller
+/// opens a plain device instead). With emulation the device is opened on the same route,
+/// with everything but the cooperative-matrix extension, so that the backend's host path
+/// (device creation included) is the one a GPU takes.
 pub(crate) fn open_with_coopmat(
     adapter: &wgpu::Adapter,
     descriptor: &wgpu::DeviceDescriptor<'_>,
+    options: OpenOptions,
 ) -> Result<Option<(wgpu::Device, wgpu::Queue, EnabledFeatures)>, String> {
     // SAFETY: as_hal borrows the hal adapter through an Arc guard; it is not destroyed.
     let Some(hal_adapter) = (unsafe { adapter.as_hal::<Vulkan>() }) else {
         return Ok(None);
     };
     let capabilities = hal_adapter.physical_device_capabilities();
-    if !capabilities.supports_extension(ash::khr::cooperative_matrix::NAME) {
+    let emulate = options.emulate_cooperative_matrix;
+    if !emulate && !capabilities.supports_extension(ash::khr::cooperative_matrix::NAME) {
         return Ok(None);
     }
     let instance = hal_adapter.shared_instance().raw_instance();
@@ -241,7 +240,7 @@ pub(crate) fn open_with_coopmat(
     let api_version = capabilities.properties().api_version;
     let has_bf16_extension = capabilities.supports_extension(BFLOAT16_EXTENSION);
     let has_coopmat2_extension = capabilities.supports_extension(COOPERATIVE_MATRIX2_EXTENSION);
-    let has_statistics_extension = std::env::var("COOPGEMM_PIPELINE_STATS").as_deref() == Ok("1")
+    let has_statistics_extension = options.pipeline_statistics
         && capabilities.supports_extension(ash::khr::pipeline_executable_properties::NAME);
     let supported = query_supported(
         instance,
@@ -250,16 +249,19 @@ pub(crate) fn open_with_coopmat(
         has_coopmat2_extension,
         has_statistics_extension,
     );
-    if !supported.cooperative_matrix || !supported.memory_model {
+    if !emulate && (!supported.cooperative_matrix || !supported.memory_model) {
         return Err("the device lists VK_KHR_cooperative_matrix but lacks cooperativeMatrix or vulkanMemoryModel".into());
     }
+    // The real kernels need the memory model; the emulated ones get it where it is offered.
+    let wants_memory_model = !emulate || supported.memory_model;
     if api_version < vk::API_VERSION_1_2 {
         return Err("cooperative-matrix kernels need Vulkan 1.2 or newer".into());
     }
 
     let features = descriptor.required_features;
     let mut extensions = hal_adapter.required_device_extensions(features);
-    for extension in [ash::khr::cooperative_matrix::NAME]
+    for extension in (!emulate)
+        .then_some(ash::khr::cooperative_matrix::NAME)
         .into_iter()
         .chain(has_bf16_extension.then_some(BFLOAT16_EXTENSION))
         .chain(
@@ -279,8 +281,8 @@ pub(crate) fn open_with_coopmat(
     }
     let mut wgpu_features = hal_adapter.physical_device_features(&extensions, features);
     let enabled = EnabledFeatures {
-        cooperative_matrix: true,
-        vulkan_memory_model: true,
+        cooperative_matrix: !emulate,
+        vulkan_memory_model: wants_memory_model,
         float16: supported.float16 && supported.storage16,
         int8: supported.int8 && supported.storage8,
         bfloat16: supported.bfloat16,
@@ -290,6 +292,7 @@ pub(crate) fn open_with_coopmat(
             && supported.float16
             && supported.storage16,
         pipeline_statistics: supported.pipeline_statistics,
+        emulated_cooperative_matrix: emulate,
     };
 
     let priorities = [1.0f32];
@@ -299,8 +302,6 @@ pub(crate) fn open_with_coopmat(
         .queue_priorities(&priorities)];
     let extension_pointers: Vec<*const std::ffi::c_char> =
         extensions.iter().map(|name| name.as_ptr()).collect();
-    let mut cooperative =
-        vk::PhysicalDeviceCooperativeMatrixFeaturesKHR::default().cooperative_matrix(true);
     let mut storage8 =
         vk::PhysicalDevice8BitStorageFeatures::default().storage_buffer8_bit_access(enabled.int8);
     let mut bfloat16 = ShaderBfloat16Features {
@@ -312,7 +313,7 @@ pub(crate) fn open_with_coopmat(
         .queue_create_infos(&queue_info)
         .enabled_extension_names(&extension_pointers);
     info = wgpu_features.add_to_device_create(info);
-    info = info.push_next(&mut cooperative).push_next(&mut storage8);
+    info = info.push_next(&mut storage8);
     if has_bf16_extension {
         info = info.push_next(&mut bfloat16);
     }
@@ -332,12 +333,15 @@ pub(crate) fn open_with_coopmat(
         info = info.push_next(&mut statistics);
     }
     // Structures wgpu chains for every Vulkan >= 1.2 (memory model) or 1.3 (subgroup size
-    // control) device, or for any device with shaderInt8: patched where they are, added if absent.
+    // control) device, for any device with shaderInt8, and for the cooperative-matrix
+    // extension once it is in the list: patched where they are, added only if absent, so that
+    // no structure type appears twice.
     let mut memory_model = vk::PhysicalDeviceVulkanMemoryModelFeatures::default();
     let mut float16_int8 = vk::PhysicalDeviceShaderFloat16Int8Features::default();
     let mut storage16 = vk::PhysicalDevice16BitStorageFeatures::default();
     let mut subgroup = vk::PhysicalDeviceSubgroupSizeControlFeatures::default();
-    let mut found = [false; 4];
+    let mut cooperative = vk::PhysicalDeviceCooperativeMatrixFeaturesKHR::default();
+    let mut found = [false; 5];
     let mut next = info.p_next as *mut vk::BaseOutStructure<'_>;
     while !next.is_null() {
         // SAFETY: `next` walks the pNext chain built just above; every element is a live
@@ -348,9 +352,22 @@ pub(crate) fn open_with_coopmat(
             match (*next).s_type {
                 vk::StructureType::PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES => {
                     let s = &mut *(next as *mut vk::PhysicalDeviceVulkanMemoryModelFeatures<'_>);
-                    s.vulkan_memory_model = vk::TRUE;
-                    s.vulkan_memory_model_device_scope = vk::TRUE;
+                    s.vulkan_memory_model |= vk::Bool32::from(wants_memory_model);
+                    s.vulkan_memory_model_device_scope |= vk::Bool32::from(wants_memory_model);
                     found[0] = true;
+                }
+                // Mandatory in Vulkan 1.3, for which wgpu chains it (off unless mesh shaders
+                // are asked for): on, so that SPIR-V using `LocalSizeId` is valid too.
+                vk::StructureType::PHYSICAL_DEVICE_MAINTENANCE_4_FEATURES
+                    if api_version >= vk::API_VERSION_1_3 =>
+                {
+                    let s = &mut *(next as *mut vk::PhysicalDeviceMaintenance4Features<'_>);
+                    s.maintenance4 = vk::TRUE;
+                }
+                vk::StructureType::PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR => {
+                    let s = &mut *(next as *mut vk::PhysicalDeviceCooperativeMatrixFeaturesKHR<'_>);
+                    s.cooperative_matrix = vk::TRUE;
+                    found[4] = true;
                 }
                 vk::StructureType::PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES => {
                     let s = &mut *(next as *mut vk::PhysicalDeviceShaderFloat16Int8Features<'_>);
@@ -374,11 +391,15 @@ pub(crate) fn open_with_coopmat(
             next = (*next).p_next;
         }
     }
-    if !found[0] {
+    if !found[0] && wants_memory_model {
         memory_model = memory_model
             .vulkan_memory_model(true)
             .vulkan_memory_model_device_scope(true);
         info = info.push_next(&mut memory_model);
+    }
+    if !found[4] && !emulate {
+        cooperative = cooperative.cooperative_matrix(true);
+        info = info.push_next(&mut cooperative);
     }
     if !found[1] {
         float16_int8 = float16_int8
@@ -406,6 +427,7 @@ pub(crate) fn open_with_coopmat(
     // device lists (wgpu's list plus ours, each checked above), every feature bit set is one
     // `query_supported` reported as supported, and no structure type appears twice (wgpu's
     // structs were patched in place, ours are types wgpu never chains).
+    debug_assert!(no_structure_twice(info.p_next));
     let raw_device = unsafe { instance.create_device(physical_device, &info, None) }
         .map_err(|e| format!("vkCreateDevice: {e}"))?;
     // SAFETY: raw_device was created from this adapter's physical device, with queue family

@@ -3,7 +3,8 @@
 //! See the [module docs](super) for the synchronisation and lifetime scheme.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 use ash::vk;
 use wgpu::hal::api::Vulkan;
@@ -56,12 +57,30 @@ struct InFlight {
     _buffers: [wgpu::Buffer; 4],
 }
 
+/// GEMMs whose dispatch the GPU has executed (their events were seen set), so their command
+/// buffers have been submitted, but which may still be pending: wgpu reports the completion
+/// of everything submitted before `completed` was registered by setting it.
+struct Retiring {
+    completed: Arc<AtomicBool>,
+    gemms: Vec<InFlight>,
+}
+
 #[derive(Default)]
 struct Recycler {
     pools: Vec<vk::DescriptorPool>,
     free_sets: Vec<vk::DescriptorSet>,
     free_events: Vec<vk::Event>,
+    /// Recorded; their events not yet seen set.
     in_flight: Vec<InFlight>,
+    /// Executed; waiting for their command buffers to complete.
+    retiring: Vec<Retiring>,
+}
+
+impl Recycler {
+    /// GEMMs whose objects are not free yet.
+    fn held(&self) -> usize {
+        self.in_flight.len() + self.retiring.iter().map(|r| r.gemms.len()).sum::<usize>()
+    }
 }
 
 const SETS_PER_POOL: u32 = 64;
@@ -70,6 +89,9 @@ const SETS_PER_POOL: u32 = 64;
 pub(crate) struct VulkanKernels {
     /// Keeps the VkDevice alive (wgpu destroys it with its last Device/Queue/resource).
     wgpu_device: wgpu::Device,
+    /// wgpu's queue: the GEMMs' command buffers are submitted there, and it reports their
+    /// completion (`reclaim`).
+    queue: wgpu::Queue,
     device: ash::Device,
     enabled: EnabledFeatures,
     set_layout: vk::DescriptorSetLayout,
@@ -120,6 +142,7 @@ impl VulkanKernels {
     /// Creates the layouts for `device` (a Vulkan wgpu device).
     pub(crate) fn new(
         wgpu_device: &wgpu::Device,
+        queue: &wgpu::Queue,
         enabled: EnabledFeatures,
         store: Option<&crate::disk_cache::CacheStore>,
     ) -> std::result::Result<VulkanKernels, String> {
@@ -182,7 +205,7 @@ impl VulkanKernels {
         };
         let cache_file = store.map(|store| store.file("coopmat.vk"));
         let pipeline_cache =
-            super::pipeline_cache::create_vk_pipeline_cache(&device, cache_file.as_ref())
+            super::raw_pipeline_cache::create_vk_pipeline_cache(&device, cache_file.as_ref())
                 .map_err(|e| format!("vkCreatePipelineCache: {e}"))?;
 
         let touch_layout = wgpu_device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
@@ -194,10 +217,12 @@ impl VulkanKernels {
                 touch_entry(3),
             ],
         });
-        let touch_module = wgpu_device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("coopgemm coopmat init"),
-            source: wgpu::ShaderSource::Wgsl("@compute @workgroup_size(1) fn main() {}".into()),
-        });
+        let touch_module = crate::shader::wgsl_module(
+            wgpu_device,
+            "coopgemm coopmat init",
+            "@compute @workgroup_size(1) fn main() {}",
+            crate::shader::Checks::Default,
+        );
         let touch_pipeline_layout =
             wgpu_device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
                 label: Some("coopgemm coopmat init"),
@@ -215,6 +240,7 @@ impl VulkanKernels {
             });
         Ok(VulkanKernels {
             wgpu_device: wgpu_device.clone(),
+            queue: queue.clone(),
             device,
             enabled,
             set_layout,
@@ -318,7 +344,11 @@ impl VulkanKernels {
             started.elapsed().as_secs_f64() * 1e3
         );
         if let Some(file) = &self.cache_file {
-            super::pipeline_cache::save_vk_pipeline_cache(&self.device, self.pipeline_cache, file);
+            super::raw_pipeline_cache::save_vk_pipeline_cache(
+                &self.device,
+                self.pipeline_cache,
+                file,
+            );
         }
         if let Some(statistics) = &self.statistics {
             log::info!(
@@ -332,8 +362,20 @@ impl VulkanKernels {
         Ok(pipeline)
     }
 
-    /// Frees the sets and events of GEMMs the GPU has finished, and drops their buffer clones.
-    fn reclaim(&self, recycler: &mut Recycler) -> Result<()> {
+    /// Frees the sets and events of GEMMs whose command buffers have completed, and drops
+    /// their buffer clones.
+    ///
+    /// A descriptor set may be rewritten only once no pending command buffer uses it
+    /// (`VUID-vkUpdateDescriptorSets-None-03047`), and an executed dispatch is not enough:
+    /// its command buffer stays pending until the whole submission completes. So a GEMM
+    /// retires in two steps. Its event, set right after the dispatch, proves that the GPU ran
+    /// it, hence that its command buffers were submitted; at that point a
+    /// `Queue::on_submitted_work_done` callback is registered, which wgpu runs once everything
+    /// submitted so far has completed, that submission included. Only then are the set and
+    /// event reused. With `queue_idle` (the caller waited for wgpu's queue to drain) executed
+    /// GEMMs are complete at once.
+    fn reclaim(&self, recycler: &mut Recycler, queue_idle: bool) -> Result<()> {
+        let mut executed = Vec::new();
         let mut index = 0;
         while index < recycler.in_flight.len() {
             let event = recycler.in_flight[index].finished;
@@ -341,16 +383,35 @@ impl VulkanKernels {
             let done = unsafe { self.device.get_event_status(event) }
                 .map_err(vk_error("vkGetEventStatus"))?;
             if done {
-                let finished = recycler.in_flight.swap_remove(index);
-                // SAFETY: the event is signalled, so the command that set it has executed and
-                // nothing waits on it; the descriptor set was only read by the dispatch before it.
-                unsafe { self.device.reset_event(finished.finished) }
-                    .map_err(vk_error("vkResetEvent"))?;
-                recycler.free_events.push(finished.finished);
-                recycler.free_sets.push(finished.descriptor_set);
+                executed.push(recycler.in_flight.swap_remove(index));
             } else {
                 index += 1;
             }
+        }
+        if !executed.is_empty() {
+            let completed = Arc::new(AtomicBool::new(queue_idle));
+            if !queue_idle {
+                let flag = completed.clone();
+                self.queue
+                    .on_submitted_work_done(move || flag.store(true, Ordering::Release));
+            }
+            recycler.retiring.push(Retiring {
+                completed,
+                gemms: executed,
+            });
+        }
+        let (done, waiting): (Vec<Retiring>, Vec<Retiring>) =
+            std::mem::take(&mut recycler.retiring)
+                .into_iter()
+                .partition(|batch| batch.completed.load(Ordering::Acquire));
+        recycler.retiring = waiting;
+        for finished in done.into_iter().flat_map(|batch| batch.gemms) {
+            // SAFETY: the command buffer that set the event has completed and nothing waits
+            // on the event; no pending command buffer uses the descriptor set any more.
+            unsafe { self.device.reset_event(finished.finished) }
+                .map_err(vk_error("vkResetEvent"))?;
+            recycler.free_events.push(finished.finished);
+            recycler.free_sets.push(finished.descriptor_set);
         }
         Ok(())
     }
@@ -404,8 +465,8 @@ impl VulkanKernels {
         self.recycler
             .lock()
             .map(|mut r| {
-                let _ = self.reclaim(&mut r);
-                r.in_flight.len()
+                let _ = self.reclaim(&mut r, false);
+                r.held()
             })
             .unwrap_or(0)
     }
@@ -416,7 +477,7 @@ impl VulkanKernels {
         let (pools, events) = self
             .recycler
             .lock()
-            .map(|r| (r.pools.len(), r.free_events.len() + r.in_flight.len()))
+            .map(|r| (r.pools.len(), r.free_events.len() + r.held()))
             .unwrap_or((0, 0));
         (pipelines, pools, events)
     }
@@ -489,7 +550,7 @@ impl VulkanKernels {
             .recycler
             .lock()
             .map_err(|_| Error::Device("recycler poisoned".into()))?;
-        self.reclaim(&mut recycler)?;
+        self.reclaim(&mut recycler, false)?;
         let (set, event) = self.acquire(&mut recycler)?;
         let infos = [
             (raw_a, &plan.a),
@@ -515,7 +576,7 @@ impl VulkanKernels {
             })
             .collect();
         // SAFETY: the set is not in use by any pending command buffer (fresh, or reclaimed
-        // after its event was observed set); the buffers are live and the ranges were checked
+        // after the command buffer that used it completed, see `reclaim`); the buffers are live and the ranges were checked
         // against their sizes and the device's alignment by BindingPlan.
         unsafe { self.device.update_descriptor_sets(&writes, &[]) };
 
@@ -671,11 +732,11 @@ impl Drop for VulkanKernels {
         let Ok(mut recycler) = self.recycler.lock() else {
             return;
         };
-        let _ = self.reclaim(&mut recycler);
-        if !recycler.in_flight.is_empty() {
+        let _ = self.reclaim(&mut recycler, true);
+        if recycler.held() > 0 {
             log::warn!(
                 "coopmat: {} recorded GEMMs never ran (command buffers not submitted?); leaking their Vulkan objects rather than freeing them under the GPU",
-                recycler.in_flight.len()
+                recycler.held()
             );
             return;
         }

@@ -6,8 +6,15 @@
 //! - [`properties`]: the device's cooperative-matrix shapes, subgroup sizes and limits.
 //! - `dispatch`: pipelines built from the GLSL kernels' SPIR-V with ash, and recording
 //!   them on wgpu's own command buffers and buffers.
-//! - `pipeline_cache`: driver pipeline caches loaded from and saved to disk.
+//! - `pipeline_cache` (the SIMT backend's `wgpu::PipelineCache`, on every platform) and
+//!   `raw_pipeline_cache` (the coopmat backend's `VkPipelineCache`): driver pipeline caches
+//!   loaded from and saved to disk.
 //! - `statistics`: the driver's pipeline statistics (`COOPGEMM_PIPELINE_STATS=1`).
+//!
+//! These modules exist only where wgpu has a Vulkan backend (`cfg(vulkan_interop)`, set by
+//! `build.rs`: Windows, Linux, Android, FreeBSD); elsewhere `absent.rs` stands in with the
+//! same names and the cooperative-matrix backend reports that it is not built for the
+//! platform.
 //!
 //! # How raw commands share wgpu's device and buffers
 //!
@@ -25,22 +32,76 @@
 //!
 //! Raw objects live as follows: pipelines, layouts and shader modules are built once and
 //! cached for the life of the backend. Each recorded GEMM takes a descriptor set and an
-//! event from free lists and holds clones of its three `wgpu::Buffer`s; when a later call
-//! finds the event set (`vkGetEventStatus`), the GPU is done with them, so the set and event
-//! return to the free lists and the clones are dropped. Counts of raw objects therefore stay
-//! flat over any number of GEMMs. When the backend is dropped it waits for wgpu's queue;
-//! if some recorded GEMM was never submitted its objects are leaked with a warning rather
-//! than freed while a command buffer might still use them. The backend holds a clone of the
-//! `wgpu::Device`, so the `VkDevice` outlives every raw object.
+//! event from free lists and holds clones of its `wgpu::Buffer`s. A set may be rewritten only
+//! when no pending command buffer uses it, so a GEMM gives them back in two steps
+//! (`dispatch::VulkanKernels::reclaim`): a later call that finds its event set
+//! (`vkGetEventStatus`) knows the dispatch ran, hence that its command buffers were
+//! submitted, and registers `Queue::on_submitted_work_done`; wgpu runs that callback once
+//! every submission made so far has completed, and only then do the set and event return to
+//! the free lists and the clones drop. (Push descriptors would need no sets at all, but
+//! `VK_KHR_push_descriptor` is not enabled on devices the caller opens with wgpu, so one
+//! mechanism serves both kinds of device.) Counts of raw objects therefore stay flat over any
+//! number of GEMMs. When the backend is dropped it waits for wgpu's queue; if some recorded
+//! GEMM was never submitted its objects are leaked with a warning rather than freed while a
+//! command buffer might still use them. The backend holds a clone of the `wgpu::Device`, so
+//! the `VkDevice` outlives every raw object.
 //!
 //! Submission stays with wgpu (`Queue::submit`), so wgpu's queue locking, submission
 //! indices and `device.poll` keep working as usual.
 
+// The module boundary of the raw-Vulkan interop: compiled only where wgpu has a Vulkan
+// backend (`cfg(vulkan_interop)`, see build.rs); elsewhere `absent` stands in with the same
+// names, and the cooperative-matrix backend reports that it is not built for the platform.
+#[cfg(vulkan_interop)]
 pub mod device;
+#[cfg(vulkan_interop)]
 pub(crate) mod dispatch;
-pub(crate) mod pipeline_cache;
+#[cfg(vulkan_interop)]
 pub mod properties;
+#[cfg(vulkan_interop)]
+mod raw_pipeline_cache;
+#[cfg(vulkan_interop)]
 pub(crate) mod statistics;
+
+#[cfg(not(vulkan_interop))]
+mod absent;
+#[cfg(not(vulkan_interop))]
+pub use absent::device;
+#[cfg(not(vulkan_interop))]
+pub(crate) use absent::statistics;
+
+pub(crate) mod pipeline_cache;
+
+/// What a device has enabled that the cooperative-matrix kernels care about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct EnabledFeatures {
+    /// `VK_KHR_cooperative_matrix` with `cooperativeMatrix`.
+    pub cooperative_matrix: bool,
+    /// `vulkanMemoryModel` and `vulkanMemoryModelDeviceScope` (GLSL coopmat needs them).
+    pub vulkan_memory_model: bool,
+    /// `shaderFloat16` and 16-bit storage-buffer access.
+    pub float16: bool,
+    /// `shaderInt8` and 8-bit storage-buffer access.
+    pub int8: bool,
+    /// `VK_KHR_shader_bfloat16` with bf16 types and bf16 cooperative matrices.
+    pub bfloat16: bool,
+    /// `subgroupSizeControl` (pipelines may require a subgroup size).
+    pub subgroup_size_control: bool,
+    /// `computeFullSubgroups` (pipelines may require full subgroups).
+    pub full_subgroups: bool,
+    /// `VK_NV_cooperative_matrix2` with workgroup scope, flexible dimensions, tensor addressing
+    /// and per-element operations (the coopmat2 kernel's fused bias and activation).
+    pub cooperative_matrix2: bool,
+    /// The kernels' matrix operations run in software on ordinary subgroups (the emulated
+    /// SPIR-V variants), not on the device's cooperative matrices: set only when asked for
+    /// with [`ContextOptions::emulate_cooperative_matrix`](crate::ContextOptions), to test
+    /// the backend's whole host path on devices without cooperative matrices.
+    pub emulated_cooperative_matrix: bool,
+    /// `VK_KHR_pipeline_executable_properties`, asked for with `COOPGEMM_PIPELINE_STATS=1`:
+    /// the driver's statistics of each cooperative-matrix pipeline (registers, spills,
+    /// shared memory on NVIDIA) are logged when it is built.
+    pub pipeline_statistics: bool,
+}
 
 /// Creates the SIMT kernel's shader module without wgpu's runtime bounds checks.
 ///
@@ -58,4 +119,13 @@ pub(crate) fn trusted_shader_module(
     unsafe {
         device.create_shader_module_trusted(descriptor, wgpu::ShaderRuntimeChecks::unchecked())
     }
+}
+
+/// What `device::open_with_coopmat` is asked to open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct OpenOptions {
+    /// Open the device for the emulated kernels (no cooperative-matrix extension needed).
+    pub emulate_cooperative_matrix: bool,
+    /// Enable `VK_KHR_pipeline_executable_properties` where listed (pipeline statistics).
+    pub pipeline_statistics: bool,
 }

@@ -222,6 +222,41 @@ pub struct CoopmatDeviceInfo {
     pub flexible_max_dimension: u32,
 }
 
+impl CoopmatDeviceInfo {
+    /// The facts as the emulated kernels see them: the device's own limits and subgroups,
+    /// with the cooperative-matrix shapes the emulation implements (`glsl/matrix_ops.glsl`)
+    /// in place of the device's list, and no `VK_NV_cooperative_matrix2`.
+    pub(crate) fn emulated(self) -> CoopmatDeviceInfo {
+        let shape =
+            |m, n, k, input: vk::ComponentTypeKHR, accumulate: vk::ComponentTypeKHR| CoopmatShape {
+                m,
+                n,
+                k,
+                a_type: dtype(input),
+                b_type: dtype(input),
+                c_type: dtype(accumulate),
+                result_type: dtype(accumulate),
+                raw_types: [input, input, accumulate, accumulate].map(|t| t.as_raw()),
+                saturating: false,
+                subgroup_scope: true,
+            };
+        use vk::ComponentTypeKHR as T;
+        CoopmatDeviceInfo {
+            shapes: vec![
+                shape(16, 16, 16, T::FLOAT16, T::FLOAT32),
+                shape(16, 16, 16, T::FLOAT16, T::FLOAT16),
+                shape(16, 16, 8, T::FLOAT32, T::FLOAT32),
+                shape(16, 16, 32, T::SINT8, T::SINT32),
+            ],
+            has_nv_cooperative_matrix2: false,
+            flexible_shapes: Vec::new(),
+            workgroup_scope_max_invocations: 0,
+            flexible_max_dimension: 0,
+            ..self
+        }
+    }
+}
+
 /// Reads the facts for the physical device behind `device` (`None` if it is not Vulkan).
 pub(crate) fn query(device: &wgpu::Device) -> Option<CoopmatDeviceInfo> {
     // SAFETY: as_hal borrows the hal device through an Arc guard; nothing is destroyed.

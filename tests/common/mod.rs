@@ -6,14 +6,31 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 use coopgemm::{
-    BackendChoice, BackendKind, Context, ContextOptions, DType, Element, Gemm, GemmTypes, Reference,
+    sample_data, BackendChoice, BackendKind, Context, ContextOptions, DType, Element, Gemm,
+    GemmTypes, Reference, SampleData,
 };
 
-/// Messages the Vulkan validation layer reported through wgpu (error level).
+/// Messages the Vulkan validation layer reported through wgpu (warnings and errors).
 static VALIDATION_ERRORS: AtomicUsize = AtomicUsize::new(0);
 static FIRST_VALIDATION_ERROR: Mutex<Option<String>> = Mutex::new(None);
 
 struct TestLogger;
+
+/// Whether a log record is a message of the Vulkan validation layer: wgpu-hal's debug
+/// messenger (installed with `InstanceFlags::DEBUG`, which the tests keep) logs each at the
+/// layer's severity as `"{message types:?} [{VUID} (0x{id})] ..."`.
+fn is_validation_message(record: &log::Record<'_>, message: &str) -> bool {
+    record.level() <= log::Level::Warn
+        && record.target().starts_with("wgpu_hal::vulkan")
+        && [
+            "GENERAL",
+            "VALIDATION",
+            "PERFORMANCE",
+            "DEVICE_ADDRESS_BINDING",
+        ]
+        .iter()
+        .any(|kind| message.starts_with(kind))
+}
 
 impl log::Log for TestLogger {
     fn enabled(&self, metadata: &log::Metadata<'_>) -> bool {
@@ -25,8 +42,7 @@ impl log::Log for TestLogger {
             return;
         }
         let message = record.args().to_string();
-        // wgpu-hal reports validation-layer errors from its debug messenger at error level.
-        if record.level() == log::Level::Error && record.target().starts_with("wgpu_hal::vulkan") {
+        if is_validation_message(record, &message) {
             VALIDATION_ERRORS.fetch_add(1, Ordering::SeqCst);
             let mut first = FIRST_VALIDATION_ERROR
                 .lock()
@@ -39,15 +55,25 @@ impl log::Log for TestLogger {
     fn flush(&self) {}
 }
 
-/// Context options for tests: without `InstanceFlags::DEBUG`, with which naga marks SPIR-V
-/// with source language WGSL, which Debian's validation layer (1.3.239) predates and reports
-/// as invalid SPIR-V.
+/// Context options for tests: the defaults (in debug builds wgpu loads the validation layer
+/// where installed, and `InstanceFlags::DEBUG` routes its messages to the logger above), and
+/// `COOPGEMM_COOPMAT_EMULATION=1` turns on the emulated cooperative-matrix kernels (CI's
+/// lavapipe passes: the coopmat backend's host path without cooperative-matrix hardware).
 pub fn test_options() -> ContextOptions {
     ContextOptions {
-        instance_flags: wgpu::InstanceFlags::from_build_config().with_env()
-            - wgpu::InstanceFlags::DEBUG,
+        emulate_cooperative_matrix: emulate_coopmat(),
         ..Default::default()
     }
+}
+
+/// Whether this run emulates cooperative matrices (`COOPGEMM_COOPMAT_EMULATION=1`).
+pub fn emulate_coopmat() -> bool {
+    std::env::var("COOPGEMM_COOPMAT_EMULATION").is_ok_and(|v| v == "1")
+}
+
+/// Validation-layer messages heard so far in this process.
+pub fn validation_messages() -> usize {
+    VALIDATION_ERRORS.load(Ordering::SeqCst)
 }
 
 /// The context every test in this binary shares (created once).
@@ -58,7 +84,9 @@ pub fn context() -> &'static Context {
             .map(|()| log::set_max_level(log::LevelFilter::Warn));
         let context = pollster::block_on(Context::with_options(test_options()))
             .expect("a GPU or CPU Vulkan adapter (install mesa-vulkan-drivers)");
-        eprintln!("adapter: {:?}", context.adapter_info().name);
+        let info = context.adapter_info();
+        eprintln!("adapter: {:?} ({:?})", info.name, info.backend);
+        check_expected_backend(info.backend);
         for status in context.backends() {
             eprintln!("backend {}: {:?}", status.kind, status.availability);
         }
@@ -71,6 +99,25 @@ pub fn context() -> &'static Context {
         }
         context
     })
+}
+
+/// Fails unless the context runs on the wgpu backend `WGPU_BACKEND` asks for, so that a
+/// pass meant for one API cannot silently fall back to another.
+pub fn check_expected_backend(backend: wgpu::Backend) {
+    let Ok(wanted) = std::env::var("WGPU_BACKEND") else {
+        return;
+    };
+    let matches = match wanted.to_lowercase().as_str() {
+        "vulkan" | "vk" => backend == wgpu::Backend::Vulkan,
+        "gl" | "gles" | "opengl" => backend == wgpu::Backend::Gl,
+        "metal" | "mtl" => backend == wgpu::Backend::Metal,
+        "dx12" | "d3d12" => backend == wgpu::Backend::Dx12,
+        _ => true,
+    };
+    assert!(
+        matches,
+        "WGPU_BACKEND={wanted} but the context runs on {backend:?}"
+    );
 }
 
 /// Fails if the validation layer reported anything so far.
@@ -159,13 +206,19 @@ pub fn check<I: Element, O: Element>(
     gemm: &Gemm,
     seed: u64,
 ) -> Result<(), String> {
-    let describe = || format!("seed {seed}, {gemm:?}");
+    let data = data_for(gemm.types, seed);
+    let describe = || format!("seed {seed}, {} data, {gemm:?}", data.name());
     let resolved = gemm
         .resolve()
         .map_err(|e| format!("{}: resolve: {e}", describe()))?;
     let mut rng = Rng::new(seed);
-    let a: Vec<I> = rng.values(resolved.a.required_elements().max(1) as usize);
-    let b: Vec<I> = rng.values(resolved.b.required_elements().max(1) as usize);
+    count_data(data);
+    let a: Vec<I> = sample_data(data, resolved.a.required_elements().max(1) as usize, seed);
+    let b: Vec<I> = sample_data(
+        data,
+        resolved.b.required_elements().max(1) as usize,
+        seed ^ 0x5555,
+    );
     let mut c: Vec<O> = rng.values(resolved.c.required_elements().max(1) as usize);
     if gemm.beta == 0.0 && !O::DTYPE.is_integer() {
         // Elements of the GEMM must not be read; the rest must survive untouched.
@@ -198,6 +251,38 @@ pub fn check<I: Element, O: Element>(
             comparison.first_mismatch
         ))
     }
+}
+
+/// The data a case checks with, by seed: half the cases exact-product data (sharp on
+/// summation and layouts), half full-mantissa data (sharp on products or sums rounded too
+/// early), and of those every fourth large-magnitude data where C is f32 and the inputs
+/// are floats (f16 products that overflow f16 but not f32).
+pub fn data_for(types: GemmTypes, seed: u64) -> SampleData {
+    if seed.is_multiple_of(2) {
+        SampleData::ExactProducts
+    } else if seed % 8 == 7 && types.output == DType::F32 && !types.input.is_integer() {
+        SampleData::LargeMagnitude
+    } else {
+        SampleData::FullMantissa
+    }
+}
+
+static DATA_COUNTS: Mutex<[usize; 3]> = Mutex::new([0; 3]);
+
+fn count_data(data: SampleData) {
+    let index = SampleData::ALL.iter().position(|d| *d == data).unwrap_or(0);
+    DATA_COUNTS.lock().unwrap_or_else(|e| e.into_inner())[index] += 1;
+}
+
+/// Prints how many checked cases used each kind of data (CI shows these lines).
+pub fn report_data_counts() {
+    let counts = *DATA_COUNTS.lock().unwrap_or_else(|e| e.into_inner());
+    let parts: Vec<String> = SampleData::ALL
+        .iter()
+        .zip(counts)
+        .map(|(data, count)| format!("{count} {}", data.name()))
+        .collect();
+    eprintln!("data of the cases checked so far: {}", parts.join(", "));
 }
 
 /// [`check`] with the host types that match `gemm.types`.

@@ -1,0 +1,76 @@
+//! The cooperative-matrix backend where coopgemm is built without the raw-Vulkan interop
+//! (macOS, iOS, the web: wgpu has no Vulkan backend there). The kind still exists, so callers
+//! write the same code everywhere; it is never available and says why, through
+//! [`Context::backends`](crate::Context::backends), selection and `info`.
+
+use crate::backend::{Backend, BackendKind, KernelInfo, Target};
+use crate::bindings::GemmBuffers;
+use crate::error::Result;
+use crate::problem::ResolvedGemm;
+use crate::vulkan::device::EnabledFeatures;
+
+/// Why the backend is missing on this platform.
+pub(crate) const NOT_BUILT: &str =
+    "not built for this platform: wgpu has no Vulkan backend here, and the cooperative-matrix kernels run only through Vulkan";
+
+/// The cooperative-matrix backend, which cannot exist on this platform: no value of this
+/// type is ever made.
+#[derive(Debug)]
+pub enum CoopmatBackend {}
+
+impl CoopmatBackend {
+    pub(crate) fn new(
+        _device: &wgpu::Device,
+        _queue: &wgpu::Queue,
+        _enabled: Option<EnabledFeatures>,
+        _store: Option<&crate::disk_cache::CacheStore>,
+        _timer: Option<std::sync::Arc<crate::timing::GpuTimer>>,
+    ) -> std::result::Result<CoopmatBackend, String> {
+        Err(NOT_BUILT.to_string())
+    }
+
+    pub(crate) fn read_timestamps(&self, _pairs: u32) -> Result<Vec<[u64; 2]>> {
+        match *self {}
+    }
+
+    /// What the backend runs on (never called: no value exists).
+    pub fn describe(&self) -> String {
+        match *self {}
+    }
+}
+
+impl Backend for CoopmatBackend {
+    fn kind(&self) -> BackendKind {
+        BackendKind::Coopmat
+    }
+
+    fn supports(&self, _gemm: &ResolvedGemm) -> std::result::Result<(), String> {
+        match *self {}
+    }
+
+    fn records_into_shared_encoder(&self) -> bool {
+        match *self {}
+    }
+
+    fn tile(&self, _gemm: &ResolvedGemm) -> Option<(u32, u32)> {
+        match *self {}
+    }
+
+    fn prepare(&self, _gemm: &ResolvedGemm, _config_name: Option<&str>) -> Result<KernelInfo> {
+        match *self {}
+    }
+
+    fn tuning_candidates(&self, _gemm: &ResolvedGemm) -> Vec<String> {
+        match *self {}
+    }
+
+    fn record_config(
+        &self,
+        _gemm: &ResolvedGemm,
+        _buffers: &GemmBuffers<'_>,
+        _target: Target<'_>,
+        _config_name: Option<&str>,
+    ) -> Result<KernelInfo> {
+        match *self {}
+    }
+}

@@ -238,8 +238,11 @@ pub(crate) fn open_with_coopmat(
     let instance = hal_adapter.shared_instance().raw_instance();
     let physical_device = hal_adapter.raw_physical_device();
     let api_version = capabilities.properties().api_version;
-    let has_bf16_extension = capabilities.supports_extension(BFLOAT16_EXTENSION);
-    let has_coopmat2_extension = capabilities.supports_extension(COOPERATIVE_MATRIX2_EXTENSION);
+    // Both build on VK_KHR_cooperative_matrix, which the emulated kernels go without (the
+    // layer reports VUID-vkCreateDevice-ppEnabledExtensionNames-01387 otherwise).
+    let has_bf16_extension = !emulate && capabilities.supports_extension(BFLOAT16_EXTENSION);
+    let has_coopmat2_extension =
+        !emulate && capabilities.supports_extension(COOPERATIVE_MATRIX2_EXTENSION);
     let has_statistics_extension = options.pipeline_statistics
         && capabilities.supports_extension(ash::khr::pipeline_executable_properties::NAME);
     let supported = query_supported(

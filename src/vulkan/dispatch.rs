@@ -465,6 +465,10 @@ impl VulkanKernels {
         self.recycler
             .lock()
             .map(|mut r| {
+                // Executed GEMMs start retiring here; a non-blocking poll then lets wgpu run
+                // the completion callbacks of submissions that have finished.
+                let _ = self.reclaim(&mut r, false);
+                let _ = self.wgpu_device.poll(wgpu::PollType::Poll);
                 let _ = self.reclaim(&mut r, false);
                 r.held()
             })

@@ -16,6 +16,72 @@ static FIRST_VALIDATION_ERROR: Mutex<Option<String>> = Mutex::new(None);
 
 struct TestLogger;
 
+/// Messages dropped as false positives of an older layer (see below).
+static KNOWN_FALSE_POSITIVES: AtomicUsize = AtomicUsize::new(0);
+
+/// With `COOPGEMM_LAYER_1_4_309=1` (the H100 runs, under the newest Khronos layer a package
+/// registry has: Debian's 1.4.309), these messages are not counted, only printed. Each is
+/// that layer's own limitation, not a fault of the call it names:
+/// - it predates `VK_KHR_shader_bfloat16` (Vulkan headers 1.4.311+): it calls the extension
+///   unknown, its feature struct (sType 1000141000) invalid, and the bf16 SPIR-V
+///   capabilities (5116-5118) and `SPV_KHR_bfloat16` unsupported; the modules it then
+///   refuses to parse trip the pipeline checks that depend on them;
+/// - its workgroup-size and flexible-dimension checks read the kernels' specialization
+///   constants at their defaults (a local size of 1, 64x64 matrices) instead of the
+///   specialized values the pipelines are built with (the kernels could not compute
+///   correct results at those sizes; the same tests pass without the layer);
+/// - it warns that something fetches `vkGetPhysicalDeviceVideoEncodeQualityLevelPropertiesKHR`
+///   with `vkGetDeviceProcAddr`: no code of coopgemm's does (it fetches only
+///   `VK_KHR_pipeline_executable_properties` functions, and only when asked to).
+fn is_known_layer_false_positive(message: &str) -> bool {
+    if !std::env::var("COOPGEMM_LAYER_1_4_309").is_ok_and(|v| v == "1") {
+        return false;
+    }
+    const KNOWN: [(&str, &str); 11] = [
+        ("VUID-VkDeviceCreateInfo-pNext-pNext", "(1000141000)"),
+        (
+            "WARNING-CreateDevice-extension-not-found",
+            "VK_KHR_shader_bfloat16",
+        ),
+        (
+            "VUID-VkShaderModuleCreateInfo-pCode-08741",
+            "SPV_KHR_bfloat16",
+        ),
+        (
+            "VUID-VkShaderModuleCreateInfo-pCode-08737",
+            "Invalid capability operand: 511",
+        ),
+        (
+            "VUID-VkShaderModuleCreateInfo-pCode-08739",
+            "Unhandled OpCapability",
+        ),
+        ("VUID-VkPipelineShaderStageCreateInfo-module-parameter", ""),
+        (
+            "VUID-VkPipelineShaderStageCreateInfo-pSpecializationInfo-06849",
+            "",
+        ),
+        (
+            "VUID-VkPipelineShaderStageCreateInfo-pNext-02757",
+            "Local workgroup size x (1)",
+        ),
+        (
+            "VUID-VkPipelineShaderStageCreateInfo-flags-02759",
+            "X dimension (1)",
+        ),
+        (
+            "VUID-RuntimeSpirv-cooperativeMatrixFlexibleDimensions-1016",
+            "",
+        ),
+        (
+            "WARNING-vkGetDeviceProcAddr-device",
+            "VideoEncodeQualityLevel",
+        ),
+    ];
+    KNOWN
+        .iter()
+        .any(|(id, text)| message.contains(id) && message.contains(text))
+}
+
 /// Whether a log record is a message of the Vulkan validation layer: wgpu-hal's debug
 /// messenger (installed with `InstanceFlags::DEBUG`, which the tests keep) logs each at the
 /// layer's severity as `"{message types:?} [{VUID} (0x{id})] ..."`.
@@ -42,6 +108,11 @@ impl log::Log for TestLogger {
             return;
         }
         let message = record.args().to_string();
+        if is_validation_message(record, &message) && is_known_layer_false_positive(&message) {
+            KNOWN_FALSE_POSITIVES.fetch_add(1, Ordering::SeqCst);
+            eprintln!("[ignored: known false positive of this layer version] {message}");
+            return;
+        }
         if is_validation_message(record, &message) {
             VALIDATION_ERRORS.fetch_add(1, Ordering::SeqCst);
             let mut first = FIRST_VALIDATION_ERROR

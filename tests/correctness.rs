@@ -143,7 +143,7 @@ fn f32_strides_batches_and_scaling() {
 }
 
 /// Every reduced-precision combination on every backend that lists it (coopmat on GPUs and
-/// under the emulation layer; none on plain lavapipe, where SIMT computes f32 only).
+/// with the emulated kernels; on lavapipe without them, SIMT alone).
 #[test]
 fn reduced_precision_types() {
     let mut cases = shape_cases();

@@ -3,7 +3,8 @@
 //!
 //! The kernel is generic over the cooperative-matrix shape and the subgroup size, both
 //! specialization constants: this module picks the shape from the list the device reports
-//! (16×16×16 on NVIDIA, 8×8×8 on lavapipe with the emulation layer), and a workgroup tiling
+//! (16×16×16 on NVIDIA; 16×16×16, 16×16×8 or 16×16×32 for the emulated kernels that CI runs
+//! on lavapipe, see [`EMULATED_VARIANTS`]), and a workgroup tiling
 //! that fits the device's shared memory. The raw Vulkan work lives in [`crate::vulkan`].
 
 use super::{check_grid, Backend, BackendKind, KernelInfo, Target};
@@ -26,103 +27,8 @@ pub struct KernelVariant {
     pub spirv: &'static [u8],
 }
 
-/// Every compiled variant of `glsl/gemm_coopmat.comp`.
-pub const VARIANTS: [KernelVariant; 7] = [
-    KernelVariant {
-        name: "gemm_coopmat_f16_f32",
-        types: GemmTypes::F16_F32,
-        spirv: include_bytes!("../../glsl/spirv/gemm_coopmat_f16_f32.spv"),
-    },
-    KernelVariant {
-        name: "gemm_coopmat_f16_f16",
-        types: GemmTypes::F16_ACC_F16,
-        spirv: include_bytes!("../../glsl/spirv/gemm_coopmat_f16_f16.spv"),
-    },
-    KernelVariant {
-        name: "gemm_coopmat_bf16_f32",
-        types: GemmTypes::BF16_F32,
-        spirv: include_bytes!("../../glsl/spirv/gemm_coopmat_bf16_f32.spv"),
-    },
-    KernelVariant {
-        name: "gemm_coopmat_s8_s32",
-        types: GemmTypes::I8_I32,
-        spirv: include_bytes!("../../glsl/spirv/gemm_coopmat_s8_s32.spv"),
-    },
-    KernelVariant {
-        name: "gemm_coopmat_f32_f32",
-        types: GemmTypes::F32,
-        spirv: include_bytes!("../../glsl/spirv/gemm_coopmat_f32_f32.spv"),
-    },
-    KernelVariant {
-        name: "gemm_coopmat_f16_f32_f16",
-        types: GemmTypes::F16_F32_F16,
-        spirv: include_bytes!("../../glsl/spirv/gemm_coopmat_f16_f32_f16.spv"),
-    },
-    KernelVariant {
-        name: "gemm_coopmat_bf16_f32_bf16",
-        types: GemmTypes::BF16_F32_BF16,
-        spirv: include_bytes!("../../glsl/spirv/gemm_coopmat_bf16_f32_bf16.spv"),
-    },
-];
-
-/// The variants of `glsl/gemm_coopmat.comp` whose matrix operations are emulated in software
-/// (`COOPMAT_EMULATED`, see `glsl/matrix_ops.glsl`): the same kernel, bindings and
-/// specialization constants, without the cooperative-matrix extension. Used only when a
-/// context asks for [`ContextOptions::emulate_cooperative_matrix`](crate::ContextOptions),
-/// to test the host path on devices without cooperative matrices.
-pub const EMULATED_VARIANTS: [KernelVariant; 5] = [
-    KernelVariant {
-        name: "gemm_coopmat_emulated_f16_f32",
-        types: GemmTypes::F16_F32,
-        spirv: include_bytes!("../../glsl/spirv/gemm_coopmat_emulated_f16_f32.spv"),
-    },
-    KernelVariant {
-        name: "gemm_coopmat_emulated_f16_f16",
-        types: GemmTypes::F16_ACC_F16,
-        spirv: include_bytes!("../../glsl/spirv/gemm_coopmat_emulated_f16_f16.spv"),
-    },
-    KernelVariant {
-        name: "gemm_coopmat_emulated_s8_s32",
-        types: GemmTypes::I8_I32,
-        spirv: include_bytes!("../../glsl/spirv/gemm_coopmat_emulated_s8_s32.spv"),
-    },
-    KernelVariant {
-        name: "gemm_coopmat_emulated_f32_f32",
-        types: GemmTypes::F32,
-        spirv: include_bytes!("../../glsl/spirv/gemm_coopmat_emulated_f32_f32.spv"),
-    },
-    KernelVariant {
-        name: "gemm_coopmat_emulated_f16_f32_f16",
-        types: GemmTypes::F16_F32_F16,
-        spirv: include_bytes!("../../glsl/spirv/gemm_coopmat_emulated_f16_f32_f16.spv"),
-    },
-];
-
-/// Every compiled variant of `glsl/gemm_coopmat2.comp` (`VK_NV_cooperative_matrix2`). None
-/// stores bf16: that would take a bf16 accumulator matrix, which no device lists (see
-/// `glsl/variants.txt`); bf16 -> bf16 runs on the KHR kernel.
-pub const WORKGROUP_SCOPE_VARIANTS: [KernelVariant; 4] = [
-    KernelVariant {
-        name: "gemm_coopmat2_f16_f32",
-        types: GemmTypes::F16_F32,
-        spirv: include_bytes!("../../glsl/spirv/gemm_coopmat2_f16_f32.spv"),
-    },
-    KernelVariant {
-        name: "gemm_coopmat2_f16_f16",
-        types: GemmTypes::F16_ACC_F16,
-        spirv: include_bytes!("../../glsl/spirv/gemm_coopmat2_f16_f16.spv"),
-    },
-    KernelVariant {
-        name: "gemm_coopmat2_bf16_f32",
-        types: GemmTypes::BF16_F32,
-        spirv: include_bytes!("../../glsl/spirv/gemm_coopmat2_bf16_f32.spv"),
-    },
-    KernelVariant {
-        name: "gemm_coopmat2_f16_f32_f16",
-        types: GemmTypes::F16_F32_F16,
-        spirv: include_bytes!("../../glsl/spirv/gemm_coopmat2_f16_f32_f16.spv"),
-    },
-];
+// VARIANTS, EMULATED_VARIANTS and WORKGROUP_SCOPE_VARIANTS, from glsl/variants.txt.
+include!(concat!(env!("OUT_DIR"), "/kernel_variants.rs"));
 
 /// A configuration of the `VK_NV_cooperative_matrix2` kernel: one workgroup-scope matrix
 /// per operand tile, loaded and stored through tensor layouts (the driver stages them).
@@ -526,9 +432,9 @@ impl CoopmatBackend {
     /// The KHR kernel's variants this backend runs: the real ones, or the emulated ones.
     fn variants(&self) -> &'static [KernelVariant] {
         if self.is_emulated() {
-            &EMULATED_VARIANTS
+            EMULATED_VARIANTS
         } else {
-            &VARIANTS
+            VARIANTS
         }
     }
 
@@ -645,7 +551,8 @@ impl CoopmatBackend {
     ) -> Option<Vec<WorkgroupScopeConfig>> {
         let types = gemm.gemm.types;
         let variant = WORKGROUP_SCOPE_VARIANTS
-            .into_iter()
+            .iter()
+            .copied()
             .find(|v| v.types == types)?;
         if types.input == DType::BF16 && !self.enabled.bfloat16 {
             return None;

@@ -441,7 +441,17 @@ mod tests {
         SumsInF16,
     }
 
-    fn cpu_gemm(m: usize, n: usize, k: usize, a: &[f32], b: &[f32], how: Arithmetic) -> Vec<f32> {
+    /// Row-major m x k times k x n, the inputs widened to f32 (exactly, for 16-bit types).
+    fn cpu_gemm<I: Element>(
+        m: usize,
+        n: usize,
+        k: usize,
+        a: &[I],
+        b: &[I],
+        how: Arithmetic,
+    ) -> Vec<f32> {
+        let wide = |v: &[I]| v.iter().map(|x| x.to_f64() as f32).collect::<Vec<f32>>();
+        let (a, b) = (wide(a), wide(b));
         let f16_round = |x: f32| f16::from_f32(x).to_f32();
         let mut c = vec![0.0f32; m * n];
         for i in 0..m {
@@ -466,15 +476,7 @@ mod tests {
         let gemm = Gemm::new(m, n, k).types(types).resolve().unwrap();
         let a: Vec<f16> = sample_data(data, (m * k) as usize, 1);
         let b: Vec<f16> = sample_data(data, (k * n) as usize, 2);
-        let wide = |v: &[f16]| v.iter().map(|x| x.to_f32()).collect::<Vec<f32>>();
-        let c = cpu_gemm(
-            m as usize,
-            n as usize,
-            k as usize,
-            &wide(&a),
-            &wide(&b),
-            how,
-        );
+        let c = cpu_gemm(m as usize, n as usize, k as usize, &a, &b, how);
         let reference = Reference::compute(&gemm, &a, &b, &vec![0.0f32; c.len()]).unwrap();
         reference.compare(&c).passed()
     }
@@ -554,13 +556,12 @@ mod tests {
             .unwrap();
         let a: Vec<bf16> = sample_data(SampleData::FullMantissa, (m * k) as usize, 3);
         let b: Vec<bf16> = sample_data(SampleData::FullMantissa, (k * n) as usize, 4);
-        let wide = |v: &[bf16]| v.iter().map(|x| x.to_f32()).collect::<Vec<f32>>();
         let sums = cpu_gemm(
             m as usize,
             n as usize,
             k as usize,
-            &wide(&a),
-            &wide(&b),
+            &a,
+            &b,
             Arithmetic::Honest,
         );
         let reference = Reference::compute(&gemm, &a, &b, &vec![bf16::ZERO; sums.len()]).unwrap();

@@ -201,13 +201,14 @@ pub fn assert_no_validation_errors() {
     assert_eq!(count, 0, "{count} validation errors; first: {first:?}");
 }
 
-/// Whether this run must exercise the coopmat backend (CI's layer-enabled pass sets it).
+/// Whether this run must exercise the coopmat backend (CI's Vulkan pass sets it, with the
+/// emulated kernels).
 pub fn expect_coopmat() -> bool {
     std::env::var("COOPGEMM_EXPECT_COOPMAT").is_ok_and(|v| v == "1")
 }
 
 /// A context handle forced onto each backend that can run `types` here, with its kind.
-/// In the layer-enabled pass the coopmat backend must be among them for the types it lists.
+/// Where the coopmat backend is expected it must be among them for the types it lists.
 pub fn backends_for(types: GemmTypes) -> Vec<(BackendKind, Context)> {
     let context = context();
     let mut handles = Vec::new();

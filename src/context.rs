@@ -60,6 +60,13 @@ pub struct ContextOptions {
     /// on, and nothing reads it from the environment (the test suite maps
     /// `COOPGEMM_COOPMAT_EMULATION=1` onto it).
     pub emulate_cooperative_matrix: bool,
+    /// Keep the driver's robust buffer access on coopgemm's own Vulkan pipelines (the
+    /// cooperative-matrix kernels). By default, on devices coopgemm opens that have
+    /// `VK_EXT_pipeline_robustness`, those pipelines are built without it: wgpu enables
+    /// `robustBufferAccess` for the whole device, but the kernels bound every access
+    /// themselves (proven by `tests/guard.rs`, which poisons everything around each
+    /// operand), so the driver's checks only cost time. `COOPGEMM_ROBUST_KERNELS=1` sets it.
+    pub robust_kernels: bool,
 }
 
 impl Default for ContextOptions {
@@ -76,6 +83,7 @@ impl Default for ContextOptions {
             disk_cache: crate::DiskCache::Default,
             pipeline_statistics: std::env::var("COOPGEMM_PIPELINE_STATS").as_deref() == Ok("1"),
             emulate_cooperative_matrix: false,
+            robust_kernels: std::env::var("COOPGEMM_ROBUST_KERNELS").as_deref() == Ok("1"),
         }
     }
 }
@@ -241,6 +249,7 @@ impl Context {
             let open = vulkan::OpenOptions {
                 emulate_cooperative_matrix: options.emulate_cooperative_matrix,
                 pipeline_statistics: options.pipeline_statistics,
+                unchecked_pipelines: !options.robust_kernels,
             };
             match vulkan::device::open_with_coopmat(adapter, &descriptor, open) {
                 Ok(Some((device, queue, enabled))) => opened = Some((device, queue, Some(enabled))),

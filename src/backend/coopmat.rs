@@ -411,7 +411,7 @@ impl CoopmatBackend {
             .map(|t| t.short_name())
             .collect();
         format!(
-            "{}{}: subgroup {}, types [{}]",
+            "{}{}: subgroup {}, types [{}], driver bounds checks {}",
             self.info.device_name,
             if self.is_emulated() {
                 " (EMULATED cooperative matrices: software multiply-add, for testing)"
@@ -419,7 +419,12 @@ impl CoopmatBackend {
                 ""
             },
             self.info.subgroup_size,
-            types.join(", ")
+            types.join(", "),
+            if self.enabled.unchecked_pipelines {
+                "off (VK_EXT_pipeline_robustness)"
+            } else {
+                "on"
+            }
         )
     }
 

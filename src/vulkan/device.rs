@@ -122,6 +122,7 @@ pub(crate) fn enabled_by_wgpu(device: &wgpu::Device) -> EnabledFeatures {
         cooperative_matrix2: false,
         pipeline_statistics: false,
         emulated_cooperative_matrix: false,
+        unchecked_pipelines: false,
     }
 }
 
@@ -139,6 +140,7 @@ struct Supported {
     full_subgroups: bool,
     cooperative_matrix2: bool,
     pipeline_statistics: bool,
+    pipeline_robustness: bool,
 }
 
 fn query_supported(
@@ -147,6 +149,7 @@ fn query_supported(
     has_bf16_extension: bool,
     has_coopmat2_extension: bool,
     has_statistics_extension: bool,
+    has_robustness_extension: bool,
 ) -> Supported {
     let mut cooperative = vk::PhysicalDeviceCooperativeMatrixFeaturesKHR::default();
     let mut memory_model = vk::PhysicalDeviceVulkanMemoryModelFeatures::default();
@@ -157,6 +160,7 @@ fn query_supported(
     let mut bfloat16 = ShaderBfloat16Features::default();
     let mut coopmat2 = CooperativeMatrix2Features::default();
     let mut statistics = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default();
+    let mut robustness = vk::PhysicalDevicePipelineRobustnessFeaturesEXT::default();
     let mut features2 = vk::PhysicalDeviceFeatures2::default()
         .push_next(&mut cooperative)
         .push_next(&mut memory_model)
@@ -173,9 +177,12 @@ fn query_supported(
     if has_statistics_extension {
         features2 = features2.push_next(&mut statistics);
     }
+    if has_robustness_extension {
+        features2 = features2.push_next(&mut robustness);
+    }
     // SAFETY: every struct in the chain is a valid, writable feature struct that outlives the
-    // call; extension structs (bf16, coopmat2, pipeline statistics) are chained only when the
-    // device lists their extension.
+    // call; extension structs (bf16, coopmat2, pipeline statistics, pipeline robustness) are
+    // chained only when the device lists their extension.
     unsafe { instance.get_physical_device_features2(physical_device, &mut features2) };
     Supported {
         cooperative_matrix: cooperative.cooperative_matrix == vk::TRUE,
@@ -197,6 +204,7 @@ fn query_supported(
             && coopmat2.per_element_operations == vk::TRUE,
         pipeline_statistics: has_statistics_extension
             && statistics.pipeline_executable_info == vk::TRUE,
+        pipeline_robustness: has_robustness_extension && robustness.pipeline_robustness == vk::TRUE,
     }
 }
 
@@ -245,12 +253,15 @@ pub(crate) fn open_with_coopmat(
         !emulate && capabilities.supports_extension(COOPERATIVE_MATRIX2_EXTENSION);
     let has_statistics_extension = options.pipeline_statistics
         && capabilities.supports_extension(ash::khr::pipeline_executable_properties::NAME);
+    let has_robustness_extension = options.unchecked_pipelines
+        && capabilities.supports_extension(ash::ext::pipeline_robustness::NAME);
     let supported = query_supported(
         instance,
         physical_device,
         has_bf16_extension,
         has_coopmat2_extension,
         has_statistics_extension,
+        has_robustness_extension,
     );
     if !emulate && (!supported.cooperative_matrix || !supported.memory_model) {
         return Err("the device lists VK_KHR_cooperative_matrix but lacks cooperativeMatrix or vulkanMemoryModel".into());
@@ -277,6 +288,11 @@ pub(crate) fn open_with_coopmat(
                 .pipeline_statistics
                 .then_some(ash::khr::pipeline_executable_properties::NAME),
         )
+        .chain(
+            supported
+                .pipeline_robustness
+                .then_some(ash::ext::pipeline_robustness::NAME),
+        )
     {
         if !extensions.contains(&extension) {
             extensions.push(extension);
@@ -296,6 +312,7 @@ pub(crate) fn open_with_coopmat(
             && supported.storage16,
         pipeline_statistics: supported.pipeline_statistics,
         emulated_cooperative_matrix: emulate,
+        unchecked_pipelines: supported.pipeline_robustness,
     };
 
     let priorities = [1.0f32];
@@ -334,6 +351,11 @@ pub(crate) fn open_with_coopmat(
         .pipeline_executable_info(true);
     if enabled.pipeline_statistics {
         info = info.push_next(&mut statistics);
+    }
+    let mut robustness =
+        vk::PhysicalDevicePipelineRobustnessFeaturesEXT::default().pipeline_robustness(true);
+    if enabled.unchecked_pipelines {
+        info = info.push_next(&mut robustness);
     }
     // Structures wgpu chains for every Vulkan >= 1.2 (memory model) or 1.3 (subgroup size
     // control) device, for any device with shaderInt8, and for the cooperative-matrix

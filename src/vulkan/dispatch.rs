@@ -320,10 +320,21 @@ impl VulkanKernels {
         } else {
             vk::PipelineCreateFlags::empty()
         };
-        let info = [vk::ComputePipelineCreateInfo::default()
+        // The kernels bound every buffer access themselves (tests/guard.rs); the driver's
+        // robust buffer access, which wgpu enables for the whole device, only costs time.
+        let mut unchecked = vk::PipelineRobustnessCreateInfoEXT::default()
+            .storage_buffers(vk::PipelineRobustnessBufferBehaviorEXT::DISABLED)
+            .uniform_buffers(vk::PipelineRobustnessBufferBehaviorEXT::DISABLED)
+            .vertex_inputs(vk::PipelineRobustnessBufferBehaviorEXT::DEVICE_DEFAULT)
+            .images(vk::PipelineRobustnessImageBehaviorEXT::DEVICE_DEFAULT);
+        let mut info = vk::ComputePipelineCreateInfo::default()
             .flags(flags)
             .stage(stage)
-            .layout(self.pipeline_layout)];
+            .layout(self.pipeline_layout);
+        if self.enabled.unchecked_pipelines {
+            info = info.push_next(&mut unchecked);
+        }
+        let info = [info];
         log::debug!(
             "coopmat: building pipeline {} {:?}",
             key.module,
@@ -333,7 +344,11 @@ impl VulkanKernels {
         // SAFETY: the module, layout and cache are live objects of this device; the
         // specialization data holds one u32 per map entry; a required subgroup size is only
         // chained when subgroupSizeControl is enabled (the backend picks it in the device's
-        // [min, max] range), and REQUIRE_FULL_SUBGROUPS only with computeFullSubgroups.
+        // [min, max] range), REQUIRE_FULL_SUBGROUPS only with computeFullSubgroups, and the
+        // robustness override only with pipelineRobustness enabled. With it, an access out
+        // of a binding's range would be undefined: the kernels never make one (every index
+        // is checked against m, n, k and the leading dimensions the host validated against
+        // the bound ranges; tests/guard.rs poisons everything around the operands).
         let pipeline = unsafe {
             self.device
                 .create_compute_pipelines(self.pipeline_cache, &info, None)

@@ -101,6 +101,13 @@ pub struct EnabledFeatures {
     /// the driver's statistics of each cooperative-matrix pipeline (registers, spills,
     /// shared memory on NVIDIA) are logged when it is built.
     pub pipeline_statistics: bool,
+    /// `VK_EXT_pipeline_robustness` is enabled and coopgemm's own pipelines are built with
+    /// robust buffer access turned off (`storageBuffers`/`uniformBuffers` = DISABLED): wgpu
+    /// turns `robustBufferAccess` on for the whole device, and the driver's bounds checks
+    /// cost the kernels time although every access they make is already bounded by the
+    /// kernel itself (`tests/guard.rs` proves it with poisoned guard regions around every
+    /// operand). Off when [`ContextOptions::robust_kernels`](crate::ContextOptions) is set.
+    pub unchecked_pipelines: bool,
 }
 
 /// Creates the SIMT kernel's shader module without wgpu's runtime bounds checks.
@@ -128,4 +135,7 @@ pub(crate) struct OpenOptions {
     pub emulate_cooperative_matrix: bool,
     /// Enable `VK_KHR_pipeline_executable_properties` where listed (pipeline statistics).
     pub pipeline_statistics: bool,
+    /// Enable `VK_EXT_pipeline_robustness` where listed, to build the kernels' pipelines
+    /// without the driver's bounds checks ([`EnabledFeatures::unchecked_pipelines`]).
+    pub unchecked_pipelines: bool,
 }

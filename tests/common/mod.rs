@@ -278,20 +278,90 @@ pub fn check<I: Element, O: Element>(
     gemm: &Gemm,
     seed: u64,
 ) -> Result<(), String> {
+    check_with::<I, O>(context, gemm, seed, None)
+}
+
+/// Elements after the end of each operand in [`check_guarded`].
+pub const GUARD_ELEMENTS: usize = 97;
+
+/// [`check`] with every element of A and B that is not part of the operand matrices
+/// poisoned -- the gaps between rows (leading dimension > row length), between batches, in
+/// front of the offset and a tail of [`GUARD_ELEMENTS`] after the end -- with NaN (floats)
+/// or 127 (integers), and a tail after C. A kernel that reads anything outside its operands
+/// and uses it gets a wrong result; one that writes outside C's matrices changes elements
+/// the comparison requires unchanged. With robust buffer access turned off (the coopmat
+/// backend's default) this is what proves the kernels' own bounds checks.
+pub fn check_guarded<I: Element, O: Element>(
+    context: &Context,
+    gemm: &Gemm,
+    seed: u64,
+) -> Result<(), String> {
+    check_with::<I, O>(context, gemm, seed, Some(GUARD_ELEMENTS))
+}
+
+/// `values` with every element that `layout` does not cover poisoned.
+fn poison_outside<T: Element>(
+    values: &mut [T],
+    layout: &coopgemm::ResolvedMatrix,
+    batch: u32,
+    rows: u32,
+    cols: u32,
+) {
+    let poison = T::from_f64_lossy(if T::DTYPE.is_integer() {
+        127.0
+    } else {
+        f64::NAN
+    });
+    let mut inside = vec![false; values.len()];
+    for b in 0..batch {
+        for row in 0..rows {
+            for col in 0..cols {
+                inside[layout.index(b, row, col) as usize] = true;
+            }
+        }
+    }
+    for (value, inside) in values.iter_mut().zip(inside) {
+        if !inside {
+            *value = poison;
+        }
+    }
+}
+
+fn check_with<I: Element, O: Element>(
+    context: &Context,
+    gemm: &Gemm,
+    seed: u64,
+    guard: Option<usize>,
+) -> Result<(), String> {
     let data = data_for(gemm.types, seed);
-    let describe = || format!("seed {seed}, {} data, {gemm:?}", data.name());
+    let describe = || {
+        format!(
+            "seed {seed}, {} data{}, {gemm:?}",
+            data.name(),
+            if guard.is_some() { ", guarded" } else { "" }
+        )
+    };
     let resolved = gemm
         .resolve()
         .map_err(|e| format!("{}: resolve: {e}", describe()))?;
     let mut rng = Rng::new(seed);
     count_data(data);
-    let a: Vec<I> = sample_data(data, resolved.a.required_elements().max(1) as usize, seed);
-    let b: Vec<I> = sample_data(
+    let tail = guard.unwrap_or(0);
+    let mut a: Vec<I> = sample_data(
         data,
-        resolved.b.required_elements().max(1) as usize,
+        resolved.a.required_elements().max(1) as usize + tail,
+        seed,
+    );
+    let mut b: Vec<I> = sample_data(
+        data,
+        resolved.b.required_elements().max(1) as usize + tail,
         seed ^ 0x5555,
     );
-    let mut c: Vec<O> = rng.values(resolved.c.required_elements().max(1) as usize);
+    if guard.is_some() {
+        poison_outside(&mut a, &resolved.a, gemm.batch, gemm.m, gemm.k);
+        poison_outside(&mut b, &resolved.b, gemm.batch, gemm.k, gemm.n);
+    }
+    let mut c: Vec<O> = rng.values(resolved.c.required_elements().max(1) as usize + tail);
     if gemm.beta == 0.0 && !O::DTYPE.is_integer() {
         // Elements of the GEMM must not be read; the rest must survive untouched.
         for batch in 0..gemm.batch {
@@ -359,16 +429,31 @@ pub fn report_data_counts() {
 
 /// [`check`] with the host types that match `gemm.types`.
 pub fn check_any(context: &Context, gemm: &Gemm, seed: u64) -> Result<(), String> {
+    check_any_with(context, gemm, seed, None)
+}
+
+/// [`check_guarded`] with the host types that match `gemm.types`.
+pub fn check_any_guarded(context: &Context, gemm: &Gemm, seed: u64) -> Result<(), String> {
+    check_any_with(context, gemm, seed, Some(GUARD_ELEMENTS))
+}
+
+fn check_any_with(
+    context: &Context,
+    gemm: &Gemm,
+    seed: u64,
+    guard: Option<usize>,
+) -> Result<(), String> {
+    let (c, g, s) = (context, gemm, seed);
     match gemm.types {
-        GemmTypes::F32 => check::<f32, f32>(context, gemm, seed),
-        GemmTypes::F16_F32 => check::<half::f16, f32>(context, gemm, seed),
-        GemmTypes::F16_ACC_F16 => check::<half::f16, half::f16>(context, gemm, seed),
-        GemmTypes::BF16_F32 => check::<half::bf16, f32>(context, gemm, seed),
-        GemmTypes::I8_I32 => check::<i8, i32>(context, gemm, seed),
-        GemmTypes::F16_F32_F16 => check::<half::f16, half::f16>(context, gemm, seed),
-        GemmTypes::BF16_F32_BF16 => check::<half::bf16, half::bf16>(context, gemm, seed),
-        GemmTypes::F32_F32_F16 => check::<f32, half::f16>(context, gemm, seed),
-        GemmTypes::F32_F32_BF16 => check::<f32, half::bf16>(context, gemm, seed),
+        GemmTypes::F32 => check_with::<f32, f32>(c, g, s, guard),
+        GemmTypes::F16_F32 => check_with::<half::f16, f32>(c, g, s, guard),
+        GemmTypes::F16_ACC_F16 => check_with::<half::f16, half::f16>(c, g, s, guard),
+        GemmTypes::BF16_F32 => check_with::<half::bf16, f32>(c, g, s, guard),
+        GemmTypes::I8_I32 => check_with::<i8, i32>(c, g, s, guard),
+        GemmTypes::F16_F32_F16 => check_with::<half::f16, half::f16>(c, g, s, guard),
+        GemmTypes::BF16_F32_BF16 => check_with::<half::bf16, half::bf16>(c, g, s, guard),
+        GemmTypes::F32_F32_F16 => check_with::<f32, half::f16>(c, g, s, guard),
+        GemmTypes::F32_F32_BF16 => check_with::<f32, half::bf16>(c, g, s, guard),
         other => Err(format!("no host types for {other}")),
     }
 }

@@ -63,6 +63,11 @@
 //      b_panel_stride elements apart. The host sets B_ROW_MAJOR = true and ldb = BN; each
 //      workgroup reads its own panel at column 0, never needs N bounds for B, and
 //      takes the unclamped path whenever its A rows are inside A.
+//   8: PLAIN_STORE = false  the host promises alpha == 1, beta == 0, no bias, no
+//      activation and a C_TYPE that needs no extra rounding: the accumulator is converted
+//      to C_TYPE and stored as it is. The general epilogue's f32 copy of the BM x BN
+//      accumulator (and C's tile) is compiled out, which frees registers.
+//   9: K_UNROLL = 8  full K blocks issued back to back per iteration of the main loop.
 // Dispatch grid: x = ceil(n / BN), y = ceil(m / BM), z = batch count.
 //
 // -------------------------------------------------------------------------------------
@@ -131,7 +136,7 @@
 // K blocks, and the clamped layouts only for a final partial K block. C is always
 // stored through the clamped layout.
 //
-// K loop: full K blocks in groups of K_BLOCKS_PER_UNROLLED_GROUP (unrolled), then the
+// K loop: full K blocks in groups of K_UNROLL (unrolled), then the
 // remaining full blocks one at a time, then the partial block (if k % BK != 0).
 // =====================================================================================
 
@@ -197,13 +202,12 @@ layout(constant_id = 4) const bool A_ROW_MAJOR = true;
 layout(constant_id = 5) const bool B_ROW_MAJOR = true;
 layout(constant_id = 6) const bool C_ROW_MAJOR = true;
 layout(constant_id = 7) const bool B_PANELS = false;
+layout(constant_id = 8) const bool PLAIN_STORE = false;
+layout(constant_id = 9) const uint K_UNROLL = 8;
 
 // Elements per 16 bytes: the alignment unit of a tensor load/store's element offset.
 const uint INPUT_ELEMENTS_PER_16_BYTES = 8;  // A_TYPE is a 2-byte type
 const uint OUTPUT_ELEMENTS_PER_16_BYTES = 16 / OUTPUT_ELEMENT_BYTES;
-
-// Full K blocks issued back to back per iteration of the main loop.
-const uint K_BLOCKS_PER_UNROLLED_GROUP = 4;
 
 // ---- resources ----
 layout(push_constant, std430) uniform PushConstants {
@@ -238,61 +242,37 @@ uint b_tile_column;   // first column of this workgroup's tile inside B's layout
 // a global constant, so each function that needs it creates it locally.
 
 // ---- the multiply step: one BK-deep block of A and B into the accumulator ----
-// Two overloads with the same body: one for the unclamped (interior, aligned) layouts,
-// one for the clamped layouts with constant-0 padding.
-
-void multiplyAccumulateKBlock(
-        inout coopmat<ACC_TYPE, gl_ScopeWorkgroup, BM, BN, gl_MatrixUseAccumulator> accumulator,
-        tensorLayoutNV<2> a_layout, tensorLayoutNV<2> b_layout, uint k_block,
-        uint a_shift, uint b_shift) {
-    coopmat<A_TYPE, gl_ScopeWorkgroup, BM, BK, gl_MatrixUseA> a_tile;
-    coopmat<A_TYPE, gl_ScopeWorkgroup, BK, BN, gl_MatrixUseB> b_tile;
-    const tensorViewNV<2, false, 1, 0> transpose_view = createTensorViewNV(2, false, 1, 0);
-    if (A_ROW_MAJOR) {
-        coopMatLoadTensorNV(a_tile, a_elements, a_aligned_start,
-            sliceTensorLayoutNV(a_layout, tile_row, BM, a_shift + k_block, BK));
-    } else {
-        coopMatLoadTensorNV(a_tile, a_elements, a_aligned_start,
-            sliceTensorLayoutNV(a_layout, k_block, BK, a_shift + tile_row, BM),
-            transpose_view);
-    }
-    if (B_ROW_MAJOR) {
-        coopMatLoadTensorNV(b_tile, b_elements, b_aligned_start,
-            sliceTensorLayoutNV(b_layout, k_block, BK, b_shift + b_tile_column, BN));
-    } else {
-        coopMatLoadTensorNV(b_tile, b_elements, b_aligned_start,
-            sliceTensorLayoutNV(b_layout, b_tile_column, BN, b_shift + k_block, BK),
-            transpose_view);
-    }
-    accumulator = coopMatMulAdd(a_tile, b_tile, accumulator);
+// One body, two overloads: LAYOUT_TYPE is the unclamped layout (interior, aligned tiles)
+// or the clamped one with constant-0 padding (edges, misaligned operands).
+#define DEFINE_MULTIPLY_K_BLOCK(LAYOUT_TYPE)                                                   \
+void multiplyAccumulateKBlock(                                                                 \
+        inout coopmat<ACC_TYPE, gl_ScopeWorkgroup, BM, BN, gl_MatrixUseAccumulator> accumulator, \
+        LAYOUT_TYPE a_layout, LAYOUT_TYPE b_layout, uint k_block, uint a_shift, uint b_shift) { \
+    coopmat<A_TYPE, gl_ScopeWorkgroup, BM, BK, gl_MatrixUseA> a_tile;                         \
+    coopmat<A_TYPE, gl_ScopeWorkgroup, BK, BN, gl_MatrixUseB> b_tile;                         \
+    const tensorViewNV<2, false, 1, 0> transpose_view = createTensorViewNV(2, false, 1, 0);  \
+    if (A_ROW_MAJOR) {                                                                         \
+        coopMatLoadTensorNV(a_tile, a_elements, a_aligned_start,                               \
+            sliceTensorLayoutNV(a_layout, tile_row, BM, a_shift + k_block, BK));              \
+    } else {                                                                                   \
+        coopMatLoadTensorNV(a_tile, a_elements, a_aligned_start,                               \
+            sliceTensorLayoutNV(a_layout, k_block, BK, a_shift + tile_row, BM),               \
+            transpose_view);                                                                   \
+    }                                                                                          \
+    if (B_ROW_MAJOR) {                                                                         \
+        coopMatLoadTensorNV(b_tile, b_elements, b_aligned_start,                               \
+            sliceTensorLayoutNV(b_layout, k_block, BK, b_shift + b_tile_column, BN));         \
+    } else {                                                                                   \
+        coopMatLoadTensorNV(b_tile, b_elements, b_aligned_start,                               \
+            sliceTensorLayoutNV(b_layout, b_tile_column, BN, b_shift + k_block, BK),          \
+            transpose_view);                                                                   \
+    }                                                                                          \
+    accumulator = coopMatMulAdd(a_tile, b_tile, accumulator);                                  \
 }
-
-void multiplyAccumulateKBlock(
-        inout coopmat<ACC_TYPE, gl_ScopeWorkgroup, BM, BN, gl_MatrixUseAccumulator> accumulator,
-        tensorLayoutNV<2, gl_CooperativeMatrixClampModeConstantNV> a_layout,
-        tensorLayoutNV<2, gl_CooperativeMatrixClampModeConstantNV> b_layout, uint k_block,
-        uint a_shift, uint b_shift) {
-    coopmat<A_TYPE, gl_ScopeWorkgroup, BM, BK, gl_MatrixUseA> a_tile;
-    coopmat<A_TYPE, gl_ScopeWorkgroup, BK, BN, gl_MatrixUseB> b_tile;
-    const tensorViewNV<2, false, 1, 0> transpose_view = createTensorViewNV(2, false, 1, 0);
-    if (A_ROW_MAJOR) {
-        coopMatLoadTensorNV(a_tile, a_elements, a_aligned_start,
-            sliceTensorLayoutNV(a_layout, tile_row, BM, a_shift + k_block, BK));
-    } else {
-        coopMatLoadTensorNV(a_tile, a_elements, a_aligned_start,
-            sliceTensorLayoutNV(a_layout, k_block, BK, a_shift + tile_row, BM),
-            transpose_view);
-    }
-    if (B_ROW_MAJOR) {
-        coopMatLoadTensorNV(b_tile, b_elements, b_aligned_start,
-            sliceTensorLayoutNV(b_layout, k_block, BK, b_shift + b_tile_column, BN));
-    } else {
-        coopMatLoadTensorNV(b_tile, b_elements, b_aligned_start,
-            sliceTensorLayoutNV(b_layout, b_tile_column, BN, b_shift + k_block, BK),
-            transpose_view);
-    }
-    accumulator = coopMatMulAdd(a_tile, b_tile, accumulator);
-}
+#define UNCLAMPED_LAYOUT tensorLayoutNV<2>
+#define CLAMPED_LAYOUT tensorLayoutNV<2, gl_CooperativeMatrixClampModeConstantNV>
+DEFINE_MULTIPLY_K_BLOCK(UNCLAMPED_LAYOUT)
+DEFINE_MULTIPLY_K_BLOCK(CLAMPED_LAYOUT)
 
 #ifdef OUTPUT_IS_BFLOAT16
 const bool ROUND_OUTPUT = true;   // see round_to_bfloat16 in epilogue.glsl
@@ -354,8 +334,23 @@ void main() {
         coopmat<ACC_TYPE, gl_ScopeWorkgroup, BM, BN, gl_MatrixUseAccumulator>(0.0);
 
     const uint full_k_blocks = params.k / BK;
-    const uint unrolled_groups = full_k_blocks / K_BLOCKS_PER_UNROLLED_GROUP;
+    const uint unrolled_groups = full_k_blocks / K_UNROLL;
     uint k_block = 0;
+
+    // Every full K block: groups of K_UNROLL back to back, then the rest one at a time.
+#define MULTIPLY_FULL_K_BLOCKS(A_LAYOUT, B_LAYOUT, A_SHIFT, B_SHIFT)                            \
+    [[dont_unroll]]                                                                             \
+    for (uint group = 0; group < unrolled_groups; ++group) {                                    \
+        [[unroll]]                                                                              \
+        for (uint step = 0; step < K_UNROLL; ++step) {                                          \
+            multiplyAccumulateKBlock(accumulator, A_LAYOUT, B_LAYOUT, k_block, A_SHIFT, B_SHIFT); \
+            k_block += BK;                                                                      \
+        }                                                                                       \
+    }                                                                                           \
+    [[dont_unroll]]                                                                             \
+    for (; k_block + BK <= params.k; k_block += BK) {                                           \
+        multiplyAccumulateKBlock(accumulator, A_LAYOUT, B_LAYOUT, k_block, A_SHIFT, B_SHIFT);   \
+    }
 
     const bool interior_tile = tile_row + BM <= params.m && (B_PANELS || tile_column + BN <= params.n);
     const bool inputs_aligned = a_misalignment == 0 && b_misalignment == 0 &&
@@ -373,33 +368,9 @@ void main() {
         b_layout = setTensorLayoutDimensionNV(b_layout, b_outer_extent, b_inner_extent);
         b_layout = setTensorLayoutStrideNV(b_layout, params.ldb & alignment_mask, 1);
 
-        [[dont_unroll]]
-        for (uint group = 0; group < unrolled_groups; ++group) {
-            [[unroll]]
-            for (uint step = 0; step < K_BLOCKS_PER_UNROLLED_GROUP; ++step) {
-                multiplyAccumulateKBlock(accumulator, a_layout, b_layout, k_block, 0u, 0u);
-                k_block += BK;
-            }
-        }
-        [[dont_unroll]]
-        for (; k_block + BK <= params.k; k_block += BK) {
-            multiplyAccumulateKBlock(accumulator, a_layout, b_layout, k_block, 0u, 0u);
-        }
+        MULTIPLY_FULL_K_BLOCKS(a_layout, b_layout, 0u, 0u);
     } else {
-        [[dont_unroll]]
-        for (uint group = 0; group < unrolled_groups; ++group) {
-            [[unroll]]
-            for (uint step = 0; step < K_BLOCKS_PER_UNROLLED_GROUP; ++step) {
-                multiplyAccumulateKBlock(accumulator, a_layout_clamped, b_layout_clamped, k_block,
-                                         a_misalignment, b_misalignment);
-                k_block += BK;
-            }
-        }
-        [[dont_unroll]]
-        for (; k_block + BK <= params.k; k_block += BK) {
-            multiplyAccumulateKBlock(accumulator, a_layout_clamped, b_layout_clamped, k_block,
-                                         a_misalignment, b_misalignment);
-        }
+        MULTIPLY_FULL_K_BLOCKS(a_layout_clamped, b_layout_clamped, a_misalignment, b_misalignment);
     }
     // Partial last K block: the clamped layouts pad it with zeros.
     if (k_block < params.k) {
@@ -417,6 +388,17 @@ void main() {
         c_layout = sliceTensorLayoutNV(c_layout, tile_row, BM, c_misalignment + tile_column, BN);
     } else {
         c_layout = sliceTensorLayoutNV(c_layout, tile_column, BN, c_misalignment + tile_row, BM);
+    }
+
+    if (PLAIN_STORE) {
+        const coopmat<C_TYPE, gl_ScopeWorkgroup, BM, BN, gl_MatrixUseAccumulator> plain =
+            coopmat<C_TYPE, gl_ScopeWorkgroup, BM, BN, gl_MatrixUseAccumulator>(accumulator);
+        if (C_ROW_MAJOR) {
+            coopMatStoreTensorNV(plain, c_elements, c_aligned_start, c_layout);
+        } else {
+            coopMatStoreTensorNV(plain, c_elements, c_aligned_start, c_layout, transpose_view);
+        }
+        return;
     }
 
     coopmat<float, gl_ScopeWorkgroup, BM, BN, gl_MatrixUseAccumulator> result =

@@ -4,8 +4,11 @@
 //! ```text
 //! cargo run --release --example bench -- [--shapes 1024x1024x1024,64x4096x4096] [--dtypes f32,f16,bf16]
 //!     [--backends simt,coopmat] [--runs 10] [--reference ../shared/anchors/h100-cublas.txt] [--json out.json]
-//!     [--wall-clock] [--cpu | --no-cpu] [--b-layouts row,column,packed]
+//!     [--wall-clock] [--cpu | --no-cpu] [--b-layouts row,column,packed] [--no-tune]
 //! ```
+//! Each case's shape class is tuned first ([`Context::tune`], up to the context's time limit;
+//! remembered in the disk cache), unless `--no-tune` (or `COOPGEMM_AUTOTUNE=0`) leaves the
+//! backends' heuristic choices.
 //! Times each case with GPU timestamps where the adapter has them
 //! ([`Context::time_on_gpu`]: stamps written right before and after every dispatch of the
 //! GEMM, inside its own pass or command buffer): the median over at least `--runs` GEMMs
@@ -49,6 +52,8 @@ struct Args {
     /// n × k row-major), `packed` (the column layout packed once with `Context::pack_b`,
     /// not timed). Default `row`.
     b_layouts: Vec<&'static str>,
+    /// Tune each case's shape class before timing it (`--no-tune` turns it off).
+    tune: bool,
 }
 
 const B_LAYOUTS: [&str; 3] = ["row", "column", "packed"];
@@ -64,6 +69,7 @@ fn parse_args() -> Result<Args, String> {
         timestamps: true,
         cpu: None,
         b_layouts: vec!["row"],
+        tune: true,
     };
     let mut shapes = DEFAULT_SHAPES.to_string();
     let mut iter = std::env::args().skip(1);
@@ -87,6 +93,7 @@ fn parse_args() -> Result<Args, String> {
             "--reference" => args.reference = Some(value()?),
             "--json" => args.json = Some(value()?),
             "--wall-clock" => args.timestamps = false,
+            "--no-tune" => args.tune = false,
             "--cpu" => args.cpu = Some(true),
             "--no-cpu" => args.cpu = Some(false),
             "--b-layouts" => {
@@ -184,6 +191,7 @@ fn measure<I: Element, O: Element>(
     runs: usize,
     use_timestamps: bool,
     pack: bool,
+    tune: bool,
 ) -> Result<Measurement, coopgemm::Error> {
     let resolved = gemm.resolve()?;
     let a: Vec<I> = coopgemm::sample_data(DATA, resolved.a.required_elements() as usize, 1);
@@ -207,7 +215,11 @@ fn measure<I: Element, O: Element>(
         ),
         None => (gemm, GemmBuffers::new(&a_buffer, &b_buffer, &c_buffer)),
     };
-    let config = context.prepare(gemm)?.config;
+    let config = if tune {
+        context.tune(std::slice::from_ref(gemm))?.remove(0).config
+    } else {
+        context.prepare(gemm)?.config
+    };
     // Warm up for a while, not a fixed count, and back to back (a wait every few runs): on
     // the H100 a case timed right after two warm-up runs on fresh buffers measured up to 4x
     // slow (8192³ f16: 60 vs 255 TFLOP/s), and one timed after building its pipeline (the
@@ -315,19 +327,20 @@ fn measure_types(
     runs: usize,
     use_timestamps: bool,
     pack: bool,
+    tune: bool,
 ) -> Result<Measurement, coopgemm::Error> {
     let (c, g, r, t, p) = (context, gemm, runs, use_timestamps, pack);
     match gemm.types {
-        GemmTypes::F32 => measure::<f32, f32>(c, g, r, t, p),
-        GemmTypes::F16_F32 => measure::<half::f16, f32>(c, g, r, t, p),
+        GemmTypes::F32 => measure::<f32, f32>(c, g, r, t, p, tune),
+        GemmTypes::F16_F32 => measure::<half::f16, f32>(c, g, r, t, p, tune),
         GemmTypes::F16_ACC_F16 | GemmTypes::F16_F32_F16 => {
-            measure::<half::f16, half::f16>(c, g, r, t, p)
+            measure::<half::f16, half::f16>(c, g, r, t, p, tune)
         }
-        GemmTypes::BF16_F32 => measure::<half::bf16, f32>(c, g, r, t, p),
-        GemmTypes::BF16_F32_BF16 => measure::<half::bf16, half::bf16>(c, g, r, t, p),
-        GemmTypes::F32_F32_F16 => measure::<f32, half::f16>(c, g, r, t, p),
-        GemmTypes::F32_F32_BF16 => measure::<f32, half::bf16>(c, g, r, t, p),
-        GemmTypes::I8_I32 => measure::<i8, i32>(c, g, r, t, p),
+        GemmTypes::BF16_F32 => measure::<half::bf16, f32>(c, g, r, t, p, tune),
+        GemmTypes::BF16_F32_BF16 => measure::<half::bf16, half::bf16>(c, g, r, t, p, tune),
+        GemmTypes::F32_F32_F16 => measure::<f32, half::f16>(c, g, r, t, p, tune),
+        GemmTypes::F32_F32_BF16 => measure::<f32, half::bf16>(c, g, r, t, p, tune),
+        GemmTypes::I8_I32 => measure::<i8, i32>(c, g, r, t, p, tune),
         other => Err(coopgemm::Error::Unsupported {
             backend: BackendKind::Simt,
             reason: format!("no host types for {other}"),
@@ -610,14 +623,15 @@ fn main() {
             continue;
         }
         let pack = b_layout == "packed";
-        let measurement = match measure_types(&handle, &gemm, args.runs, args.timestamps, pack) {
-            Ok(measurement) => measurement,
-            Err(error) => {
-                eprintln!("    failed: {error}");
-                failures += 1;
-                continue;
-            }
-        };
+        let measurement =
+            match measure_types(&handle, &gemm, args.runs, args.timestamps, pack, args.tune) {
+                Ok(measurement) => measurement,
+                Err(error) => {
+                    eprintln!("    failed: {error}");
+                    failures += 1;
+                    continue;
+                }
+            };
         if !measurement.passed {
             failures += 1;
         }

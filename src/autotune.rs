@@ -1,7 +1,14 @@
-//! Autotuning: the first GEMM of each shape class times every configuration its backend can
-//! run it with, and the fastest is used from then on, in this process and (through the disk
-//! cache directory) in later ones.
+//! Autotuning: timing every configuration a backend can run a shape class with, and using
+//! the fastest from then on, in this process and (through the disk cache directory) in
+//! later ones.
 //!
+//! - When: by default only on request ([`Context::tune`](crate::Context::tune)), so that no
+//!   GEMM ever waits for it: a GEMM of a class without a winner runs at once with the
+//!   backend's heuristic choice (its first call costs one pipeline build). With
+//!   [`AutotuneChoice::OnFirstUse`] the first GEMM of each new class tunes before it runs.
+//!   Either way tuning a class stops after the context's time limit
+//!   ([`ContextOptions::tuning_time_limit`](crate::ContextOptions)), keeping the best so far
+//!   (the heuristic's choice is always timed first).
 //! - Shape class: backend, types, each of m, n, k rounded up to a power of two, whether it is
 //!   batched, the three operand orders (with B's panel width), and whether an epilogue runs.
 //!   GEMMs of one class share a winner.
@@ -13,12 +20,11 @@
 //! - Where: `<cache dir>/<adapter key>.tune.bin`, one `class<TAB>config` line per class
 //!   (see [`DiskCache`](crate::DiskCache)); off with the disk cache, in memory only.
 //! - Switch: [`AutotuneChoice`] in [`ContextOptions`](crate::ContextOptions), or
-//!   `COOPGEMM_AUTOTUNE=0|1`. `Auto` tunes on GPUs and not on CPU drivers, where building
-//!   every candidate pipeline takes seconds each.
+//!   `COOPGEMM_AUTOTUNE=0|1` (off / on first use).
 
 use std::collections::HashMap;
 use std::sync::Mutex;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::backend::{Backend, Target};
 use crate::bindings::GemmBuffers;
@@ -37,7 +43,7 @@ const TUNING_BATCH_SECONDS: f64 = 0.002;
 /// f16 class on the H100 once kept a candidate twice as slow as the best (7.3 vs 3.8 ms).
 const MIN_TUNING_BATCH: usize = 3;
 
-/// Whether GEMMs are autotuned on first use of their shape class.
+/// When GEMMs are autotuned.
 ///
 /// ```
 /// use coopgemm::AutotuneChoice;
@@ -45,31 +51,45 @@ const MIN_TUNING_BATCH: usize = 3;
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum AutotuneChoice {
-    /// Tune on GPUs, not on CPU drivers (`COOPGEMM_AUTOTUNE=0|1` overrides it). Never on
-    /// wasm32, where nothing may block the browser's thread.
+    /// No GEMM waits for tuning: each runs with its class's winner where one is known (found
+    /// by [`Context::tune`](crate::Context::tune) in this process, or read from the disk
+    /// cache), else with the backend's heuristic choice. `COOPGEMM_AUTOTUNE=0|1` overrides
+    /// it (as `Off` / `OnFirstUse`).
     #[default]
     Auto,
-    /// Always tune.
-    On,
-    /// Never tune: the backends' heuristics choose.
+    /// The first GEMM of each new shape class tunes it before running (blocking for up to
+    /// the context's tuning time limit): for benchmarks and batch jobs.
+    OnFirstUse,
+    /// Never tune and ignore remembered winners: the backends' heuristics choose.
     Off,
 }
 
+/// What the tuner does, after the environment is taken into account.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TuningPolicy {
+    /// Heuristics only.
+    Never,
+    /// Winners are used; classes are tuned only by `Context::tune`.
+    OnRequest,
+    /// New classes are tuned by the first GEMM that needs them.
+    OnFirstUse,
+}
+
 impl AutotuneChoice {
-    /// Whether tuning is on for an adapter (`is_cpu`: a CPU driver), environment included.
-    pub(crate) fn enabled(self, is_cpu: bool) -> bool {
-        // Tuning times candidates on the host clock and waits for the GPU: neither is
-        // possible on the browser's thread, so wasm32 always takes the heuristic.
+    /// The policy this choice means here, environment included. On wasm32 nothing is ever
+    /// tuned: tuning times candidates on the host clock and waits for the GPU, neither of
+    /// which the browser's thread may do.
+    pub(crate) fn policy(self) -> TuningPolicy {
         if cfg!(target_arch = "wasm32") {
-            return false;
+            return TuningPolicy::Never;
         }
         match self {
-            AutotuneChoice::On => true,
-            AutotuneChoice::Off => false,
+            AutotuneChoice::OnFirstUse => TuningPolicy::OnFirstUse,
+            AutotuneChoice::Off => TuningPolicy::Never,
             AutotuneChoice::Auto => match std::env::var("COOPGEMM_AUTOTUNE").as_deref() {
-                Ok("0") => false,
-                Ok("1") => true,
-                _ => !is_cpu,
+                Ok("0") => TuningPolicy::Never,
+                Ok("1") => TuningPolicy::OnFirstUse,
+                _ => TuningPolicy::OnRequest,
             },
         }
     }
@@ -78,7 +98,9 @@ impl AutotuneChoice {
 /// The winners so far, and the file they are kept in.
 #[derive(Debug)]
 pub(crate) struct Tuner {
-    enabled: bool,
+    policy: TuningPolicy,
+    /// How long tuning one class may take (candidates left untimed then are skipped).
+    time_limit: Duration,
     winners: Mutex<HashMap<String, Winner>>,
     file: Option<CacheFile>,
 }
@@ -103,10 +125,14 @@ fn order_name(order: Order) -> String {
 }
 
 impl Tuner {
-    pub(crate) fn new(enabled: bool, store: Option<&CacheStore>) -> Tuner {
+    pub(crate) fn new(
+        policy: TuningPolicy,
+        time_limit: Duration,
+        store: Option<&CacheStore>,
+    ) -> Tuner {
         let file = store.map(|store| store.file("tune"));
         let mut winners = HashMap::new();
-        if enabled {
+        if policy != TuningPolicy::Never {
             if let Some(payload) = file.as_ref().and_then(CacheFile::load) {
                 for line in String::from_utf8_lossy(&payload).lines() {
                     if let Some((class, config)) = line.split_once('\t') {
@@ -123,7 +149,8 @@ impl Tuner {
             }
         }
         Tuner {
-            enabled,
+            policy,
+            time_limit,
             winners: Mutex::new(winners),
             file,
         }
@@ -153,15 +180,17 @@ impl Tuner {
     }
 
     /// The configuration to run `gemm` with on `backend`: a remembered winner, a new one
-    /// (timed now), or `None` for the backend's own choice.
+    /// (timed now, where the policy tunes on first use or `requested`), or `None` for the
+    /// backend's own choice.
     pub(crate) fn config_for(
         &self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         backend: &dyn Backend,
         gemm: &ResolvedGemm,
+        requested: bool,
     ) -> Result<Option<String>> {
-        if !self.enabled || gemm.is_empty() {
+        if self.policy == TuningPolicy::Never || gemm.is_empty() {
             return Ok(None);
         }
         let class = Tuner::class(backend, gemm);
@@ -198,7 +227,22 @@ impl Tuner {
         if candidates.len() < 2 {
             return Ok(None);
         }
-        let Some(timings) = time_candidates(device, queue, backend, gemm, &candidates)? else {
+        if !requested && self.policy != TuningPolicy::OnFirstUse {
+            // Never make a GEMM wait: the heuristic runs it until someone tunes the class.
+            return Ok(None);
+        }
+        // The heuristic's choice first, so that a time limit never leaves a class worse off.
+        let heuristic = backend.prepare(gemm, None)?.config;
+        let heuristic = heuristic.split('+').next().unwrap_or_default();
+        let mut candidates = candidates;
+        if let Some(index) = candidates.iter().position(|c| c == heuristic) {
+            let first = candidates.remove(index);
+            candidates.insert(0, first);
+        }
+        let started = Instant::now();
+        let deadline = started + self.time_limit;
+        let Some(timings) = time_candidates(device, queue, backend, gemm, &candidates, deadline)?
+        else {
             return Ok(None);
         };
         let Some((winner, seconds)) = timings.iter().min_by(|a, b| a.1.total_cmp(&b.1)).cloned()
@@ -206,8 +250,11 @@ impl Tuner {
             return Ok(None);
         };
         log::info!(
-            "autotune {class}: {winner} ({:.3} ms; {})",
+            "autotune {class}: {winner} ({:.3} ms; tuned {} of {} candidates in {:.2} s: {})",
             seconds * 1e3,
+            timings.len(),
+            candidates.len(),
+            started.elapsed().as_secs_f64(),
             timings
                 .iter()
                 .map(|(name, s)| format!("{name} {:.3} ms", s * 1e3))
@@ -236,13 +283,15 @@ impl Tuner {
 }
 
 /// Seconds per run of each candidate on scratch buffers, or `None` when the scratch would be
-/// too large. A candidate that fails to record is skipped.
+/// too large. A candidate that fails to record is skipped, and so is every candidate not
+/// reached by `deadline` (the first is always timed); rounds stop at the deadline too.
 fn time_candidates(
     device: &wgpu::Device,
     queue: &wgpu::Queue,
     backend: &dyn Backend,
     gemm: &ResolvedGemm,
     candidates: &[String],
+    deadline: Instant,
 ) -> Result<Option<Vec<(String, f64)>>> {
     let types = gemm.gemm.types;
     let bytes =
@@ -294,6 +343,10 @@ fn time_candidates(
     // Warm-up: builds every pipeline and estimates a run.
     let mut timings: Vec<(String, f64)> = Vec::new();
     for name in candidates {
+        if !timings.is_empty() && Instant::now() > deadline {
+            log::debug!("autotune: time limit reached; {name} and later candidates skipped");
+            break;
+        }
         match run(name, 1) {
             Ok(seconds) => timings.push((name.clone(), seconds)),
             Err(error) => log::debug!("autotune: {name} skipped ({error})"),
@@ -308,7 +361,10 @@ fn time_candidates(
     for (_, best) in timings.iter_mut() {
         *best = f64::INFINITY;
     }
-    for _ in 0..TUNING_ROUNDS {
+    for round in 0..TUNING_ROUNDS {
+        if round > 0 && Instant::now() > deadline {
+            break;
+        }
         for (name, best) in timings.iter_mut() {
             *best = best.min(run(name, runs)?);
         }

@@ -40,9 +40,13 @@ pub struct ContextOptions {
     /// Whether GEMMs with few output tiles and a long K are split along K
     /// (`COOPGEMM_SPLIT_K` in the environment overrides `Auto`).
     pub split_k: SplitKChoice,
-    /// Whether the first GEMM of each shape class times the candidate configurations and
-    /// keeps the fastest (`COOPGEMM_AUTOTUNE=0|1` overrides `Auto`; see [`AutotuneChoice`]).
+    /// When candidate configurations are timed: by default only on request
+    /// ([`Context::tune`]), so that no GEMM waits for it (`COOPGEMM_AUTOTUNE=0|1` overrides
+    /// `Auto`; see [`AutotuneChoice`]).
     pub autotune: AutotuneChoice,
+    /// How long tuning one shape class may take; candidates not reached by then are skipped
+    /// (the heuristic's choice is always timed first). Default 2 s.
+    pub tuning_time_limit: Duration,
     /// wgpu instance flags (debug labels, validation). The default is wgpu's build-dependent
     /// default adjusted by `WGPU_DEBUG` / `WGPU_VALIDATION`.
     pub instance_flags: wgpu::InstanceFlags,
@@ -79,6 +83,7 @@ impl Default for ContextOptions {
             enable_coopmat: true,
             split_k: SplitKChoice::Auto,
             autotune: AutotuneChoice::Auto,
+            tuning_time_limit: Duration::from_secs(2),
             instance_flags: wgpu::InstanceFlags::from_build_config().with_env(),
             disk_cache: crate::DiskCache::Default,
             pipeline_statistics: std::env::var("COOPGEMM_PIPELINE_STATS").as_deref() == Ok("1"),
@@ -341,7 +346,11 @@ impl Context {
         let policy = SelectionPolicy::from_env(options.backend);
         let mut split_kernels = SplitKernels::new(&device);
         split_kernels.timer = timer.clone();
-        let tuner = Tuner::new(options.autotune.enabled(is_cpu), store.as_ref());
+        let tuner = Tuner::new(
+            options.autotune.policy(),
+            options.tuning_time_limit,
+            store.as_ref(),
+        );
         Context {
             shared: Arc::new(Shared {
                 adapter_info,
@@ -434,20 +443,69 @@ impl Context {
                 buffers,
                 split,
                 target,
-                &|part| self.tuned_config(backend, part),
+                &|part| self.tuned_config(backend, part, false),
             );
         }
-        let tuned = self.tuned_config(backend, gemm)?;
+        let tuned = self.tuned_config(backend, gemm, false)?;
         backend.record_config(gemm, buffers, target, tuned.as_deref())
     }
 
     /// The autotuned configuration for `gemm` on `backend` (tuning it now if its class is
-    /// new), or `None` for the backend's heuristic.
-    fn tuned_config(&self, backend: &dyn Backend, gemm: &ResolvedGemm) -> Result<Option<String>> {
+    /// new and tuning is `requested` or on first use), or `None` for the backend's heuristic.
+    fn tuned_config(
+        &self,
+        backend: &dyn Backend,
+        gemm: &ResolvedGemm,
+        requested: bool,
+    ) -> Result<Option<String>> {
         let shared = &self.shared;
         shared
             .tuner
-            .config_for(&shared.device, &shared.queue, backend, gemm)
+            .config_for(&shared.device, &shared.queue, backend, gemm, requested)
+    }
+
+    /// Tunes the shape class of each GEMM in `gemms` that has no winner yet: times the
+    /// candidate configurations on scratch buffers (the heuristic's choice first, for at
+    /// most [`ContextOptions::tuning_time_limit`] per class), keeps the fastest in memory
+    /// and in the disk cache, and returns the kernel each GEMM runs with from now on.
+    ///
+    /// GEMMs themselves never wait for tuning (unless [`AutotuneChoice::OnFirstUse`]): call
+    /// this at startup, from a thread of its own, or once in a setup step whose disk cache
+    /// later processes read (`examples/tune.rs`). Classes already tuned cost a lookup; with
+    /// [`AutotuneChoice::Off`] (or on wasm32) nothing is timed and the heuristic's kernels
+    /// are returned.
+    ///
+    /// ```no_run
+    /// use coopgemm::{Context, Gemm, GemmTypes};
+    /// let context = Context::new_blocking()?;
+    /// let layers = [Gemm::new(4096, 512, 14336).types(GemmTypes::F16_F32)];
+    /// for kernel in context.tune(&layers)? {
+    ///     println!("{} {}", kernel.backend, kernel.config);
+    /// }
+    /// # Ok::<(), coopgemm::Error>(())
+    /// ```
+    pub fn tune(&self, gemms: &[Gemm]) -> Result<Vec<KernelInfo>> {
+        gemms
+            .iter()
+            .map(|gemm| {
+                let resolved = gemm.resolve()?;
+                let selection = self
+                    .policy
+                    .select(&resolved, false, |kind| self.backend(kind))?;
+                let backend = self.backend_by_kind(selection.backend)?;
+                match self.split_for(backend, &resolved) {
+                    Some(split) => {
+                        for part in split.partial_gemms(&resolved) {
+                            self.tuned_config(backend, &part.resolve()?, true)?;
+                        }
+                    }
+                    None => {
+                        self.tuned_config(backend, &resolved, true)?;
+                    }
+                }
+                self.prepare(gemm)
+            })
+            .collect()
     }
 
     /// How this handle picks backends.
@@ -537,7 +595,7 @@ impl Context {
         match self.split_for(backend, &resolved) {
             Some(split) => self.shared.split_kernels.prepare(backend, &resolved, split),
             None => {
-                let tuned = self.tuned_config(backend, &resolved)?;
+                let tuned = self.tuned_config(backend, &resolved, false)?;
                 backend.prepare(&resolved, tuned.as_deref())
             }
         }

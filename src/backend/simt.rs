@@ -26,10 +26,15 @@ use crate::error::{Error, Result};
 use crate::problem::{Order, ResolvedGemm, ResolvedMatrix};
 use crate::types::{DType, GemmTypes};
 
-/// The WGSL body of the SIMT kernel (without the storage snippets; see [`simt_source`]).
+/// The WGSL body of the SIMT kernel (without the storage snippets and [`STAGING_WGSL`]; see
+/// [`simt_source`]).
 pub const SIMT_WGSL: &str = include_str!("../../wgsl/gemm_simt.wgsl");
 
-mod storage {
+/// What the WGSL GEMM kernels share (`wgsl/staging.wgsl`): the uniform block and the load
+/// side of staging A and B through registers. Placed after the storage snippets.
+pub const STAGING_WGSL: &str = include_str!("../../wgsl/staging.wgsl");
+
+pub(crate) mod storage {
     pub const COMPUTE_F32: &str = include_str!("../../wgsl/storage/compute_f32.wgsl");
     pub const COMPUTE_F16: &str = include_str!("../../wgsl/storage/compute_f16.wgsl");
     pub const INPUTS_F16: &str = include_str!("../../wgsl/storage/inputs_f16.wgsl");
@@ -140,6 +145,7 @@ pub fn simt_source(types: GemmTypes, shader_f16: bool, vector_loads: bool) -> Op
                 inputs,
                 output,
                 storage::EPILOGUE,
+                STAGING_WGSL,
                 SIMT_WGSL,
             ]
             .join("\n"),
@@ -159,6 +165,7 @@ pub fn simt_source(types: GemmTypes, shader_f16: bool, vector_loads: bool) -> Op
             inputs,
             output,
             epilogue,
+            STAGING_WGSL,
             SIMT_WGSL,
         ]
         .join("\n"),
@@ -173,7 +180,7 @@ pub fn simt_source(types: GemmTypes, shader_f16: bool, vector_loads: bool) -> Op
 /// Holds when the contiguous direction has stride 1 and the matrix's offset, its other
 /// strides and its end (the bound range's end) are multiples of 4: e.g. row-major A with
 /// K and the leading dimension multiples of 4.
-fn loads_whole_quads(matrix: &ResolvedMatrix, is_a: bool, tile_stride: u64) -> bool {
+pub(crate) fn loads_whole_quads(matrix: &ResolvedMatrix, is_a: bool, tile_stride: u64) -> bool {
     let (outer_stride, k_stride) = if is_a {
         (matrix.row_stride(), matrix.col_stride())
     } else {
@@ -379,10 +386,11 @@ impl SimtConfig {
     }
 }
 
-/// The kernel's uniform block; mirrors `Params` in `gemm_simt.wgsl`.
+/// The kernels' uniform block; mirrors `Params` in `wgsl/staging.wgsl` (the SIMT and the
+/// WGSL cooperative-matrix kernels share it).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Pod, Zeroable)]
-struct SimtParams {
+pub(crate) struct SimtParams {
     m: u32,
     n: u32,
     k: u32,
@@ -416,15 +424,16 @@ fn stride32(stride: u64) -> u32 {
 }
 
 impl SimtParams {
-    /// Elements between the B tiles of neighbouring workgroups.
-    fn b_tile_stride(gemm: &ResolvedGemm, config: &SimtConfig) -> u64 {
+    /// Elements between the B tiles (`tile_n` columns wide) of neighbouring workgroups.
+    pub(crate) fn b_tile_stride(gemm: &ResolvedGemm, tile_n: u32) -> u64 {
         match gemm.b.order {
             Order::ColumnPanels { .. } => gemm.b.panel_stride(),
-            _ => gemm.b.col_stride().saturating_mul(config.tile_n as u64),
+            _ => gemm.b.col_stride().saturating_mul(tile_n as u64),
         }
     }
 
-    fn new(gemm: &ResolvedGemm, plan: &BindingPlan, config: &SimtConfig) -> SimtParams {
+    /// The block for a kernel whose workgroup tile is `tile_n` columns wide.
+    pub(crate) fn new(gemm: &ResolvedGemm, plan: &BindingPlan, tile_n: u32) -> SimtParams {
         // A is addressed as (row = outer, k); B as (col = outer, k).
         let (a_outer, a_k) = (gemm.a.row_stride(), gemm.a.col_stride());
         let (b_k, b_outer) = (gemm.b.row_stride(), gemm.b.col_stride());
@@ -432,7 +441,7 @@ impl SimtParams {
             m: gemm.gemm.m,
             n: gemm.gemm.n,
             k: gemm.gemm.k,
-            b_tile_stride: stride32(SimtParams::b_tile_stride(gemm, config)),
+            b_tile_stride: stride32(SimtParams::b_tile_stride(gemm, tile_n)),
             a_first: plan.a.first_element,
             a_outer_stride: stride32(a_outer),
             a_k_stride: stride32(a_k),
@@ -498,7 +507,7 @@ pub struct SimtBackend {
     pub(crate) timer: Option<Arc<crate::timing::GpuTimer>>,
 }
 
-fn storage_entry(binding: u32, read_only: bool) -> wgpu::BindGroupLayoutEntry {
+pub(crate) fn storage_entry(binding: u32, read_only: bool) -> wgpu::BindGroupLayoutEntry {
     wgpu::BindGroupLayoutEntry {
         binding,
         visibility: wgpu::ShaderStages::COMPUTE,
@@ -511,8 +520,84 @@ fn storage_entry(binding: u32, read_only: bool) -> wgpu::BindGroupLayoutEntry {
     }
 }
 
+/// The bind group layout of the WGSL GEMM kernels (SIMT and WGSL cooperative-matrix): 0 the
+/// uniform `Params`, 1 A, 2 B (read-only), 3 C, 4 the bias vector (read-only).
+pub(crate) fn gemm_bind_group_layout(device: &wgpu::Device, label: &str) -> wgpu::BindGroupLayout {
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some(label),
+        entries: &[
+            wgpu::BindGroupLayoutEntry {
+                binding: 0,
+                visibility: wgpu::ShaderStages::COMPUTE,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Uniform,
+                    has_dynamic_offset: false,
+                    min_binding_size: wgpu::BufferSize::new(std::mem::size_of::<SimtParams>() as u64),
+                },
+                count: None,
+            },
+            storage_entry(1, true),
+            storage_entry(2, true),
+            storage_entry(3, false),
+            storage_entry(4, true),
+        ],
+    })
+}
+
+/// One dispatch of a WGSL GEMM kernel whose bindings follow [`gemm_bind_group_layout`].
+pub(crate) struct WgslDispatch<'a> {
+    pub device: &'a wgpu::Device,
+    pub layout: &'a wgpu::BindGroupLayout,
+    pub pipeline: &'a wgpu::ComputePipeline,
+    pub params: SimtParams,
+    pub plan: &'a BindingPlan,
+    pub buffers: &'a GemmBuffers<'a>,
+    pub grid: [u32; 3],
+    pub timer: Option<&'a crate::timing::GpuTimer>,
+    pub label: &'a str,
+}
+
+impl WgslDispatch<'_> {
+    /// Records the dispatch in a compute pass of its own on `encoder`.
+    pub(crate) fn record(&self, encoder: &mut wgpu::CommandEncoder) {
+        let params_buffer = self
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(self.label),
+                contents: bytemuck::bytes_of(&self.params),
+                usage: wgpu::BufferUsages::UNIFORM,
+            });
+        let (plan, buffers) = (self.plan, self.buffers);
+        let bind_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(self.label),
+            layout: self.layout,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: params_buffer.as_entire_binding(),
+                },
+                plan.a.bind_group_entry(1, buffers.a),
+                plan.b.bind_group_entry(2, buffers.b),
+                plan.c.bind_group_entry(3, buffers.c),
+                // Without a bias, binding 4 is never read: A's range stands in.
+                match (buffers.bias, plan.bias) {
+                    (Some(bias), Some(range)) => range.bind_group_entry(4, bias),
+                    _ => plan.a.bind_group_entry(4, buffers.a),
+                },
+            ],
+        });
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some(self.label),
+            timestamp_writes: self.timer.and_then(|timer| timer.pass_writes()),
+        });
+        pass.set_pipeline(self.pipeline);
+        pass.set_bind_group(0, &bind_group, &[]);
+        pass.dispatch_workgroups(self.grid[0], self.grid[1], self.grid[2]);
+    }
+}
+
 /// Whether consecutive k of an operand are adjacent in memory.
-fn k_contiguous(matrix: &ResolvedMatrix, k_is_column: bool) -> bool {
+pub(crate) fn k_contiguous(matrix: &ResolvedMatrix, k_is_column: bool) -> bool {
     match matrix.order {
         Order::RowMajor | Order::ColumnPanels { .. } => k_is_column,
         Order::ColumnMajor => !k_is_column,
@@ -532,27 +617,7 @@ impl SimtBackend {
         let f16_conversions = !(info.backend == wgpu::Backend::Vulkan
             && info.driver.to_lowercase().contains("llvmpipe")
             && !device.features().contains(wgpu::Features::SHADER_F16));
-        let bind_group_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("coopgemm simt"),
-            entries: &[
-                wgpu::BindGroupLayoutEntry {
-                    binding: 0,
-                    visibility: wgpu::ShaderStages::COMPUTE,
-                    ty: wgpu::BindingType::Buffer {
-                        ty: wgpu::BufferBindingType::Uniform,
-                        has_dynamic_offset: false,
-                        min_binding_size: wgpu::BufferSize::new(
-                            std::mem::size_of::<SimtParams>() as u64
-                        ),
-                    },
-                    count: None,
-                },
-                storage_entry(1, true),
-                storage_entry(2, true),
-                storage_entry(3, false),
-                storage_entry(4, true),
-            ],
-        });
+        let bind_group_layout = gemm_bind_group_layout(device, "coopgemm simt");
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("coopgemm simt"),
             bind_group_layouts: &[Some(&bind_group_layout)],
@@ -751,7 +816,7 @@ impl SimtBackend {
                 .find(|config| config.name == name)
                 .ok_or_else(|| unsupported(format!("no configuration {name} for this GEMM")))?,
         };
-        let b_tile_stride = SimtParams::b_tile_stride(gemm, &config);
+        let b_tile_stride = SimtParams::b_tile_stride(gemm, config.tile_n);
         Ok(PipelineKey {
             config,
             types: gemm.gemm.types,
@@ -797,39 +862,18 @@ impl SimtBackend {
             return Ok(info);
         }
         let pipeline = self.pipeline(key)?;
-        let params = SimtParams::new(gemm, &plan, &config);
-        let params_buffer = self
-            .device
-            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("coopgemm simt params"),
-                contents: bytemuck::bytes_of(&params),
-                usage: wgpu::BufferUsages::UNIFORM,
-            });
-        let bind_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("coopgemm simt"),
+        WgslDispatch {
+            device: &self.device,
             layout: &self.bind_group_layout,
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: params_buffer.as_entire_binding(),
-                },
-                plan.a.bind_group_entry(1, buffers.a),
-                plan.b.bind_group_entry(2, buffers.b),
-                plan.c.bind_group_entry(3, buffers.c),
-                // Without a bias, binding 4 is never read: A's range stands in.
-                match (buffers.bias, plan.bias) {
-                    (Some(bias), Some(range)) => range.bind_group_entry(4, bias),
-                    _ => plan.a.bind_group_entry(4, buffers.a),
-                },
-            ],
-        });
-        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("coopgemm simt"),
-            timestamp_writes: self.timer.as_ref().and_then(|timer| timer.pass_writes()),
-        });
-        pass.set_pipeline(&pipeline);
-        pass.set_bind_group(0, &bind_group, &[]);
-        pass.dispatch_workgroups(grid[0], grid[1], grid[2]);
+            pipeline: &pipeline,
+            params: SimtParams::new(gemm, &plan, config.tile_n),
+            plan: &plan,
+            buffers,
+            grid,
+            timer: self.timer.as_deref(),
+            label: "coopgemm simt",
+        }
+        .record(encoder);
         Ok(info)
     }
 }
@@ -1001,7 +1045,7 @@ mod tests {
         let quads = |gemm: Gemm| {
             let gemm = gemm.resolve().unwrap();
             let config = SimtConfig::by_name("128x64x8-t8x4").unwrap();
-            let b_tile_stride = SimtParams::b_tile_stride(&gemm, &config);
+            let b_tile_stride = SimtParams::b_tile_stride(&gemm, config.tile_n);
             (
                 loads_whole_quads(&gemm.a, true, 0),
                 loads_whole_quads(&gemm.b, false, b_tile_stride),

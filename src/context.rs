@@ -6,6 +6,7 @@ use std::time::Duration;
 use crate::autotune::{AutotuneChoice, Tuner};
 use crate::backend::coopmat::CoopmatBackend;
 use crate::backend::simt::SimtBackend;
+use crate::backend::wgsl_coopmat::{self, WgslCoopBackend};
 use crate::backend::{Backend, BackendKind, KernelInfo, Target};
 use crate::bindings::GemmBuffers;
 use crate::error::{Error, Result};
@@ -37,6 +38,9 @@ pub struct ContextOptions {
     pub backend: BackendChoice,
     /// Whether to set up the Vulkan cooperative-matrix backend where the device has it.
     pub enable_coopmat: bool,
+    /// Whether to set up the WGSL cooperative-matrix backend where the adapter offers wgpu's
+    /// `EXPERIMENTAL_COOPERATIVE_MATRIX` (the device is then created with that feature).
+    pub enable_wgsl_coopmat: bool,
     /// Whether GEMMs with few output tiles and a long K are split along K
     /// (`COOPGEMM_SPLIT_K` in the environment overrides `Auto`).
     pub split_k: SplitKChoice,
@@ -81,6 +85,7 @@ impl Default for ContextOptions {
             adapter_name: None,
             backend: BackendChoice::Auto,
             enable_coopmat: true,
+            enable_wgsl_coopmat: true,
             split_k: SplitKChoice::Auto,
             autotune: AutotuneChoice::Auto,
             tuning_time_limit: Duration::from_secs(2),
@@ -151,6 +156,7 @@ struct Shared {
     queue: wgpu::Queue,
     simt: SimtBackend,
     coopmat: std::result::Result<CoopmatBackend, String>,
+    wgsl_coopmat: std::result::Result<WgslCoopBackend, String>,
     split_kernels: SplitKernels,
     pack_kernel: PackKernel,
     tuner: Tuner,
@@ -240,38 +246,36 @@ impl Context {
             info.device_type,
             info.driver_info
         );
-        let (features, limits) = wanted_features_and_limits(adapter);
-        let descriptor = wgpu::DeviceDescriptor {
-            label: Some("coopgemm"),
-            required_features: features,
-            required_limits: limits.clone(),
-            experimental_features: wgpu::ExperimentalFeatures::disabled(),
-            memory_hints: wgpu::MemoryHints::Performance,
-            trace: wgpu::Trace::Off,
-        };
-        let mut opened = None;
-        if options.enable_coopmat && info.backend == wgpu::Backend::Vulkan {
-            let open = vulkan::OpenOptions {
-                emulate_cooperative_matrix: options.emulate_cooperative_matrix,
-                pipeline_statistics: options.pipeline_statistics,
-                unchecked_pipelines: !options.robust_kernels,
+        let (mut features, limits) = wanted_features_and_limits(adapter);
+        let coop_properties = adapter.cooperative_matrix_properties();
+        if options.enable_wgsl_coopmat {
+            features |= adapter.features() & wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX;
+        }
+        // With wgpu's cooperative matrices where wanted and offered; should a driver refuse
+        // the device with them, once more without (the other backends do not need them).
+        let mut attempts = vec![features];
+        if features.contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX) {
+            attempts.push(features - wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX);
+        }
+        let mut opened = Err(Error::RequestDevice("no attempt".into()));
+        for (attempt, required_features) in attempts.iter().copied().enumerate() {
+            let descriptor = wgpu::DeviceDescriptor {
+                label: Some("coopgemm"),
+                required_features,
+                required_limits: limits.clone(),
+                experimental_features: vulkan::experimental_features_for(required_features),
+                memory_hints: wgpu::MemoryHints::Performance,
+                trace: wgpu::Trace::Off,
             };
-            match vulkan::device::open_with_coopmat(adapter, &descriptor, open) {
-                Ok(Some((device, queue, enabled))) => opened = Some((device, queue, Some(enabled))),
-                Ok(None) => {}
-                Err(why) => log::warn!("opening the device with cooperative-matrix extensions failed ({why}); using a plain device"),
+            opened = Context::open(adapter, &descriptor, &options).await;
+            match &opened {
+                Err(error) if attempt + 1 < attempts.len() => log::warn!(
+                    "opening the device with EXPERIMENTAL_COOPERATIVE_MATRIX failed ({error}); trying without (no WGSL cooperative matrices)"
+                ),
+                _ => break,
             }
         }
-        let (device, queue, enabled) = match opened {
-            Some(opened) => opened,
-            None => {
-                let (device, queue) = adapter
-                    .request_device(&descriptor)
-                    .await
-                    .map_err(|e| Error::RequestDevice(e.to_string()))?;
-                (device, queue, None)
-            }
-        };
+        let (device, queue, enabled) = opened?;
         let lost = Arc::new(Mutex::new(None));
         let lost_in_callback = lost.clone();
         device.set_device_lost_callback(move |reason, message| {
@@ -281,35 +285,72 @@ impl Context {
             }
         });
         Ok(Context::assemble(
-            info, device, queue, enabled, lost, options,
+            info,
+            device,
+            queue,
+            enabled,
+            lost,
+            options,
+            coop_properties,
         ))
+    }
+
+    /// Opens the device `descriptor` describes: through wgpu's HAL with the cooperative-matrix
+    /// extensions where the Vulkan backend is wanted and possible, as a plain wgpu device
+    /// otherwise.
+    async fn open(
+        adapter: &wgpu::Adapter,
+        descriptor: &wgpu::DeviceDescriptor<'_>,
+        options: &ContextOptions,
+    ) -> Result<(wgpu::Device, wgpu::Queue, Option<EnabledFeatures>)> {
+        if options.enable_coopmat && adapter.get_info().backend == wgpu::Backend::Vulkan {
+            let open = vulkan::OpenOptions {
+                emulate_cooperative_matrix: options.emulate_cooperative_matrix,
+                pipeline_statistics: options.pipeline_statistics,
+                unchecked_pipelines: !options.robust_kernels,
+            };
+            match vulkan::device::open_with_coopmat(adapter, descriptor, open) {
+                Ok(Some((device, queue, enabled))) => return Ok((device, queue, Some(enabled))),
+                Ok(None) => {}
+                Err(why) => log::warn!("opening the device with cooperative-matrix extensions failed ({why}); using a plain device"),
+            }
+        }
+        let (device, queue) = adapter
+            .request_device(descriptor)
+            .await
+            .map_err(|e| Error::RequestDevice(e.to_string()))?;
+        Ok((device, queue, None))
     }
 
     /// Wraps a device and queue the caller already has.
     ///
     /// The cooperative-matrix backend is available only if the device is a Vulkan device
     /// created with what its kernels need (for example by [`Context::from_adapter`], or by
-    /// the caller as the README describes); otherwise GEMMs run on the SIMT backend.
+    /// the caller as the README describes); the WGSL cooperative-matrix backend only if the
+    /// device was created with `wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX` (on Vulkan or
+    /// Metal); otherwise GEMMs run on the SIMT backend.
     pub fn from_wgpu(device: wgpu::Device, queue: wgpu::Queue) -> Context {
-        let info = device.adapter_info();
-        Context::assemble(
-            info,
-            device,
-            queue,
-            None,
-            Default::default(),
-            ContextOptions::default(),
-        )
+        Context::from_wgpu_with_options(device, queue, ContextOptions::default())
     }
 
-    /// [`Context::from_wgpu`] with options (only `backend`, `enable_coopmat` and `disk_cache` apply).
+    /// [`Context::from_wgpu`] with options (only `backend`, `enable_coopmat`,
+    /// `enable_wgsl_coopmat` and `disk_cache` apply).
     pub fn from_wgpu_with_options(
         device: wgpu::Device,
         queue: wgpu::Queue,
         options: ContextOptions,
     ) -> Context {
         let info = device.adapter_info();
-        Context::assemble(info, device, queue, None, Default::default(), options)
+        let coop_properties = wgsl_coopmat::device_properties(&device);
+        Context::assemble(
+            info,
+            device,
+            queue,
+            None,
+            Default::default(),
+            options,
+            coop_properties,
+        )
     }
 
     // On wasm32 wgpu's objects are neither Send nor Sync; the Arc then only shares them
@@ -322,6 +363,7 @@ impl Context {
         enabled: Option<EnabledFeatures>,
         lost: Arc<Mutex<Option<String>>>,
         options: ContextOptions,
+        coop_properties: Vec<wgpu::CooperativeMatrixProperties>,
     ) -> Context {
         let is_cpu = adapter_info.device_type == wgpu::DeviceType::Cpu;
         let store = crate::disk_cache::CacheStore::new(&options.disk_cache, &adapter_info);
@@ -343,6 +385,23 @@ impl Context {
             Ok(backend) => log::info!("coopmat backend available: {}", backend.describe()),
             Err(why) => log::info!("coopmat backend unavailable: {why}"),
         }
+        let wgsl_coopmat = if options.enable_wgsl_coopmat {
+            WgslCoopBackend::new(&device, &coop_properties).map(|mut backend| {
+                backend.pipeline_cache = vulkan::pipeline_cache::WgpuPipelineCache::open(
+                    &device,
+                    store.as_ref(),
+                    "wgsl-coopmat.wgpu",
+                );
+                backend.timer = timer.clone();
+                backend
+            })
+        } else {
+            Err("disabled by ContextOptions::enable_wgsl_coopmat".to_string())
+        };
+        match &wgsl_coopmat {
+            Ok(backend) => log::info!("wgsl-coopmat backend available: {}", backend.describe()),
+            Err(why) => log::info!("wgsl-coopmat backend unavailable: {why}"),
+        }
         let policy = SelectionPolicy::from_env(options.backend);
         let mut split_kernels = SplitKernels::new(&device);
         split_kernels.timer = timer.clone();
@@ -358,6 +417,7 @@ impl Context {
                 queue,
                 simt,
                 coopmat,
+                wgsl_coopmat,
                 split_kernels,
                 pack_kernel: PackKernel::default(),
                 tuner,
@@ -541,10 +601,24 @@ impl Context {
                     .map_err(Clone::clone),
             },
             BackendStatus {
+                kind: BackendKind::WgslCoopmat,
+                availability: self
+                    .shared
+                    .wgsl_coopmat
+                    .as_ref()
+                    .map(|b| b.describe())
+                    .map_err(Clone::clone),
+            },
+            BackendStatus {
                 kind: BackendKind::Simt,
                 availability: Ok("WGSL tiled GEMM on wgpu".into()),
             },
         ]
+    }
+
+    /// The WGSL cooperative-matrix backend, if this device has it.
+    pub fn wgsl_coopmat(&self) -> std::result::Result<&WgslCoopBackend, &str> {
+        self.shared.wgsl_coopmat.as_ref().map_err(String::as_str)
     }
 
     /// The cooperative-matrix backend, if this device has it.
@@ -558,6 +632,12 @@ impl Context {
             BackendKind::Coopmat => self
                 .shared
                 .coopmat
+                .as_ref()
+                .map(|b| b as &dyn Backend)
+                .map_err(Clone::clone),
+            BackendKind::WgslCoopmat => self
+                .shared
+                .wgsl_coopmat
                 .as_ref()
                 .map(|b| b as &dyn Backend)
                 .map_err(Clone::clone),
@@ -624,8 +704,9 @@ impl Context {
     /// Records `gemm` into the caller's encoder, among the caller's own commands.
     ///
     /// Only backends that record plain wgpu commands can share an encoder (wgpu forbids
-    /// mixing raw Vulkan commands into one), so this picks among those; use
-    /// [`Context::record`] or [`Context::run`] to reach the cooperative-matrix backend.
+    /// mixing raw Vulkan commands into one), so this picks among those: the WGSL
+    /// cooperative-matrix backend where the device has it, else SIMT. Use
+    /// [`Context::record`] or [`Context::run`] to reach the Vulkan cooperative-matrix backend.
     pub fn encode(
         &self,
         encoder: &mut wgpu::CommandEncoder,

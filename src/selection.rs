@@ -3,7 +3,10 @@
 //! The choice is made per GEMM from what the device offers: the cooperative-matrix backend
 //! when it can run the description and the problem is large enough for tensor cores to pay
 //! for themselves, the SIMT backend otherwise. [`BackendChoice::Force`], or the
-//! `COOPGEMM_BACKEND` environment variable (`simt`, `coopmat` or `auto`), overrides it.
+//! `COOPGEMM_BACKEND` environment variable (`simt`, `coopmat`, `wgsl-coopmat` or `auto`),
+//! overrides it. The default order is the Vulkan cooperative-matrix kernel, then the WGSL one,
+//! then SIMT ([`BackendKind::ALL`]); where a context autotunes, the first GEMM of a shape
+//! class that both tensor-core backends can run times them and keeps the faster.
 
 use crate::backend::{Backend, BackendKind};
 use crate::error::{Error, Result};
@@ -71,7 +74,7 @@ impl SelectionPolicy {
                     from_environment: true,
                 },
                 None => {
-                    log::warn!("COOPGEMM_BACKEND={name} is not simt, coopmat or auto; ignoring it");
+                    log::warn!("COOPGEMM_BACKEND={name} is not simt, coopmat, wgsl-coopmat or auto; ignoring it");
                     SelectionPolicy {
                         choice,
                         from_environment: false,
@@ -127,7 +130,9 @@ impl SelectionPolicy {
         for kind in BackendKind::ALL {
             match usable(kind) {
                 Ok(()) => {
-                    if kind == BackendKind::Coopmat && gemm.gemm.types == GemmTypes::F32 {
+                    let tensor_cores =
+                        matches!(kind, BackendKind::Coopmat | BackendKind::WgslCoopmat);
+                    if tensor_cores && gemm.gemm.types == GemmTypes::F32 {
                         let work = gemm.gemm.m as f64
                             * gemm.gemm.n as f64
                             * gemm.gemm.k as f64
@@ -145,6 +150,10 @@ impl SelectionPolicy {
                     let reason = match kind {
                         BackendKind::Coopmat => format!(
                             "the device has cooperative matrices for {}",
+                            gemm.gemm.types
+                        ),
+                        BackendKind::WgslCoopmat => format!(
+                            "the device has WGSL cooperative matrices for {}",
                             gemm.gemm.types
                         ),
                         BackendKind::Simt if rejected.is_empty() => {

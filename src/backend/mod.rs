@@ -1,7 +1,9 @@
-//! The [`Backend`] trait and the two implementations behind it.
+//! The [`Backend`] trait and the three implementations behind it.
 //!
 //! - [`simt`]: a WGSL tiled GEMM that runs on every wgpu backend.
 //! - [`coopmat`]: a GLSL cooperative-matrix GEMM driven with ash through wgpu's Vulkan HAL.
+//! - [`wgsl_coopmat`]: a WGSL GEMM on wgpu's own cooperative matrices (Vulkan and Metal,
+//!   wherever wgpu offers `EXPERIMENTAL_COOPERATIVE_MATRIX`), recorded with plain wgpu.
 //!
 //! A [`Context`](crate::Context) owns one of each that the device can run and picks
 //! between them per GEMM (see [`Selection`](crate::Selection)).
@@ -11,6 +13,7 @@
 #[cfg_attr(not(vulkan_interop), path = "coopmat_absent.rs")]
 pub mod coopmat;
 pub mod simt;
+pub mod wgsl_coopmat;
 
 use std::fmt;
 
@@ -26,17 +29,25 @@ pub enum BackendKind {
     Simt,
     /// The Vulkan cooperative-matrix (tensor-core) kernel.
     Coopmat,
+    /// The WGSL kernel on wgpu's own cooperative matrices (tensor cores, Metal simdgroup
+    /// matrices).
+    WgslCoopmat,
 }
 
 impl BackendKind {
-    /// Both kinds, fastest first.
-    pub const ALL: [BackendKind; 2] = [BackendKind::Coopmat, BackendKind::Simt];
+    /// Every kind, in the default order of preference (fastest first where measured).
+    pub const ALL: [BackendKind; 3] = [
+        BackendKind::Coopmat,
+        BackendKind::WgslCoopmat,
+        BackendKind::Simt,
+    ];
 
     /// The lowercase name used in logs, the `COOPGEMM_BACKEND` variable and benchmarks.
     pub const fn name(self) -> &'static str {
         match self {
             BackendKind::Simt => "simt",
             BackendKind::Coopmat => "coopmat",
+            BackendKind::WgslCoopmat => "wgsl-coopmat",
         }
     }
 

@@ -532,7 +532,9 @@ pub(crate) fn gemm_bind_group_layout(device: &wgpu::Device, label: &str) -> wgpu
                 ty: wgpu::BindingType::Buffer {
                     ty: wgpu::BufferBindingType::Uniform,
                     has_dynamic_offset: false,
-                    min_binding_size: wgpu::BufferSize::new(std::mem::size_of::<SimtParams>() as u64),
+                    min_binding_size: wgpu::BufferSize::new(
+                        std::mem::size_of::<SimtParams>() as u64
+                    ),
                 },
                 count: None,
             },

@@ -128,6 +128,22 @@ pub(crate) fn trusted_shader_module(
     }
 }
 
+/// The experimental-features token for a device that asks for `features`: enabled exactly
+/// when they include one of wgpu's `EXPERIMENTAL_*` features. coopgemm asks for one only,
+/// `EXPERIMENTAL_COOPERATIVE_MATRIX`, and only where the adapter lists it, for the WGSL
+/// cooperative-matrix backend (`backend::wgsl_coopmat`).
+pub(crate) fn experimental_features_for(features: wgpu::Features) -> wgpu::ExperimentalFeatures {
+    if !features.intersects(wgpu::Features::all_experimental_mask()) {
+        return wgpu::ExperimentalFeatures::disabled();
+    }
+    // SAFETY: the token acknowledges that wgpu's experimental features may hide bugs with
+    // undefined behaviour. The only one requested is the cooperative matrix, used only by the
+    // WGSL cooperative-matrix kernel, which wgpu and naga validate like any module; its
+    // matrix loads and stores address workgroup memory only, at offsets below the arrays'
+    // sizes for every configuration that passes `WgslCoopConfig::check` (unit-tested).
+    unsafe { wgpu::ExperimentalFeatures::enabled() }
+}
+
 /// What `device::open_with_coopmat` is asked to open.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct OpenOptions {

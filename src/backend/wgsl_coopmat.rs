@@ -1,0 +1,1250 @@
+//! The WGSL cooperative-matrix backend: a tiled GEMM (`wgsl/gemm_coopmat.wgsl`) on wgpu's own
+//! cooperative matrices (`wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX`, WGSL
+//! `enable wgpu_cooperative_matrix;`), which naga compiles to `OpCooperativeMatrix*KHR` on
+//! Vulkan and to `simdgroup_matrix` on Metal.
+//!
+//! Unlike the Vulkan [`coopmat`](super::coopmat) backend it records plain wgpu commands, so it
+//! runs wherever wgpu offers the feature (Metal's Apple7+/Mac2 GPUs, Vulkan devices with
+//! `VK_KHR_cooperative_matrix`, devices the caller created with the feature) and records
+//! into the caller's own encoder ([`Context::encode`](crate::Context::encode)).
+//!
+//! The kernel shares the SIMT kernel's host interface: the uniform block
+//! ([`SimtParams`](super::simt)), the bindings, the storage snippets of `wgsl/storage/` and
+//! the load side of staging (`wgsl/staging.wgsl`). What differs is the multiply (coop tiles of
+//! [`CoopShape`], picked from the adapter's list) and the tiling ([`WgslCoopConfig`]).
+//! Variants are generated, never copied: a header ([`wgsl_coopmat_source`]) names the coop
+//! shape and element types, the storage snippets are the element types' own, and the tiling
+//! is set through override constants.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::str::FromStr;
+use std::sync::{Arc, Mutex};
+
+use super::simt::{
+    gemm_bind_group_layout, k_contiguous, loads_whole_quads, storage, SimtParams, WgslDispatch,
+    STAGING_WGSL,
+};
+use super::{check_grid, Backend, BackendKind, KernelInfo, Target};
+use crate::bindings::{BindingPlan, GemmBuffers};
+use crate::error::{Error, Result};
+use crate::problem::ResolvedGemm;
+use crate::types::{DType, GemmTypes};
+
+/// The WGSL body of the cooperative-matrix kernel (without the header, storage snippets and
+/// staging; see [`wgsl_coopmat_source`]).
+pub const WGSL_COOPMAT_WGSL: &str = include_str!("../../wgsl/gemm_coopmat.wgsl");
+
+/// A square cooperative-matrix shape the kernel can multiply with: `size` × `size` × `size`
+/// tiles of `input` A and B summed into `accumulate` (one entry of
+/// `wgpu::Adapter::cooperative_matrix_properties`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CoopShape {
+    /// 8 (`coop_mat8x8`) or 16 (`coop_mat16x16`).
+    pub size: u32,
+    /// Element type of A and B (f16 or f32).
+    pub input: DType,
+    /// Element type of the accumulators (f16 or f32).
+    pub accumulate: DType,
+}
+
+impl fmt::Display for CoopShape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{0}x{0}x{0} {1}->{2}",
+            self.size, self.input, self.accumulate
+        )
+    }
+}
+
+fn float_type(scalar: wgpu::CooperativeScalarType) -> Option<DType> {
+    match scalar {
+        wgpu::CooperativeScalarType::F32 => Some(DType::F32),
+        wgpu::CooperativeScalarType::F16 => Some(DType::F16),
+        _ => None,
+    }
+}
+
+impl CoopShape {
+    /// The shapes among `properties` that WGSL can express and the kernel uses: square 8×8×8
+    /// or 16×16×16 (WGSL has only `coop_mat8x8` and `coop_mat16x16`), f16 or f32 A/B, f16 or
+    /// f32 accumulators, no saturation. Larger sizes first.
+    pub fn usable(properties: &[wgpu::CooperativeMatrixProperties]) -> Vec<CoopShape> {
+        let mut shapes: Vec<CoopShape> = properties
+            .iter()
+            .filter(|p| {
+                matches!(p.m_size, 8 | 16)
+                    && p.m_size == p.n_size
+                    && p.m_size == p.k_size
+                    && !p.saturating_accumulation
+            })
+            .filter_map(|p| {
+                Some(CoopShape {
+                    size: p.m_size,
+                    input: float_type(p.ab_type)?,
+                    accumulate: float_type(p.cr_type)?,
+                })
+            })
+            .collect();
+        shapes.sort_by_key(|shape| std::cmp::Reverse(shape.size));
+        shapes.dedup();
+        shapes
+    }
+}
+
+/// Whether the kernel can store `types` (f16 or f32 A/B, sums and C), and if not, why.
+fn check_types(types: GemmTypes) -> std::result::Result<(), String> {
+    let float = |t: DType| matches!(t, DType::F32 | DType::F16);
+    if float(types.input) && float(types.accumulate) && float(types.output) {
+        Ok(())
+    } else {
+        Err(format!(
+            "WGSL cooperative matrices hold f16 or f32 only, not {types}"
+        ))
+    }
+}
+
+/// The complete WGSL of the cooperative-matrix kernel for `types` on `coop` × `coop` tiles
+/// (8 or 16): a header with the `enable` directives, the element types and the coop types,
+/// then the storage snippets for the types (A and B bound as vectors with `vector_loads`,
+/// for operands whose every quad is aligned), the staging helpers and the body. `None` for
+/// types or sizes the kernel cannot use.
+///
+/// ```
+/// use coopgemm::{backend::wgsl_coopmat::wgsl_coopmat_source, GemmTypes};
+/// let source = wgsl_coopmat_source(GemmTypes::F16_F32, 16, false).unwrap();
+/// assert!(source.contains("enable wgpu_cooperative_matrix;"));
+/// assert!(source.contains("alias CoopC = coop_mat16x16<Acc, C>;"));
+/// assert!(wgsl_coopmat_source(GemmTypes::BF16_F32, 16, false).is_none());
+/// assert!(wgsl_coopmat_source(GemmTypes::F32, 32, false).is_none());
+/// ```
+pub fn wgsl_coopmat_source(types: GemmTypes, coop: u32, vector_loads: bool) -> Option<String> {
+    check_types(types).ok()?;
+    if !matches!(coop, 8 | 16) {
+        return None;
+    }
+    let uses_f16 = [types.input, types.accumulate, types.output].contains(&DType::F16);
+    let header = format!(
+        "// The WGSL cooperative-matrix kernel for {types} on {coop}x{coop} coop tiles.\n\
+         {}enable wgpu_cooperative_matrix;\n\
+         alias AB = {input};\n\
+         alias Acc = {accumulate};\n\
+         alias CoopA = coop_mat{coop}x{coop}<AB, A>;\n\
+         alias CoopB = coop_mat{coop}x{coop}<AB, B>;\n\
+         alias CoopC = coop_mat{coop}x{coop}<Acc, C>;\n\
+         const COOP: u32 = {coop}u;\n\
+         // Elements in 16 bytes: the padding of a staged row (coop loads need 16-byte rows).\n\
+         const STAGE_PAD: u32 = {pad}u;\n",
+        if uses_f16 { "enable f16;\n" } else { "" },
+        input = types.input,
+        accumulate = types.accumulate,
+        pad = 16 / types.input.size_bytes(),
+    );
+    let inputs = match (types.input, vector_loads) {
+        (DType::F32, false) => storage::INPUTS_F32,
+        (DType::F32, true) => storage::INPUTS_F32_VEC4,
+        (_, false) => storage::INPUTS_F16,
+        (_, true) => storage::INPUTS_F16_VEC4,
+    };
+    let output = match types.output {
+        DType::F32 => storage::OUTPUT_F32,
+        _ => storage::OUTPUT_F16,
+    };
+    Some(
+        [
+            header.as_str(),
+            inputs,
+            output,
+            storage::EPILOGUE,
+            STAGING_WGSL,
+            WGSL_COOPMAT_WGSL,
+        ]
+        .join("\n"),
+    )
+}
+
+/// One tiling of the cooperative-matrix kernel: a `tile_m` × `tile_n` workgroup tile of C,
+/// cut among `subgroups_m` × `subgroups_n` subgroups, each holding
+/// [`tiles_m`](Self::tiles_m) × [`tiles_n`](Self::tiles_n) accumulators of `coop` × `coop`;
+/// K walks in stages of `tile_k`.
+///
+/// Written `c{coop}-{tile_m}x{tile_n}x{tile_k}-w{subgroups_m}x{subgroups_n}`:
+///
+/// ```
+/// use coopgemm::backend::wgsl_coopmat::WgslCoopConfig;
+/// let config: WgslCoopConfig = "c16-128x64x32-w4x2".parse().unwrap();
+/// assert_eq!((config.tiles_m(), config.tiles_n()), (2, 2));
+/// assert_eq!(config.to_string(), "c16-128x64x32-w4x2");
+/// assert!("c16-128x64x32-w1x1".parse::<WgslCoopConfig>().is_err()); // 8 x 4 tiles each
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct WgslCoopConfig {
+    /// Coop tile size: 8 or 16.
+    pub coop: u32,
+    /// Rows of C per workgroup.
+    pub tile_m: u32,
+    /// Columns of C per workgroup.
+    pub tile_n: u32,
+    /// K depth of one workgroup-memory stage.
+    pub tile_k: u32,
+    /// Subgroups along m.
+    pub subgroups_m: u32,
+    /// Subgroups along n.
+    pub subgroups_n: u32,
+}
+
+const fn config(
+    coop: u32,
+    tile_m: u32,
+    tile_n: u32,
+    tile_k: u32,
+    subgroups_m: u32,
+    subgroups_n: u32,
+) -> WgslCoopConfig {
+    WgslCoopConfig {
+        coop,
+        tile_m,
+        tile_n,
+        tile_k,
+        subgroups_m,
+        subgroups_n,
+    }
+}
+
+impl WgslCoopConfig {
+    /// The candidates the heuristic and the autotuner pick from, for both coop sizes.
+    pub const CANDIDATES: [WgslCoopConfig; 14] = [
+        config(16, 128, 128, 32, 4, 2),
+        config(16, 128, 128, 16, 2, 2),
+        config(16, 128, 64, 32, 4, 2),
+        config(16, 128, 64, 16, 2, 2),
+        config(16, 64, 128, 16, 2, 2),
+        config(16, 64, 128, 32, 2, 4),
+        config(16, 64, 64, 32, 2, 2),
+        config(16, 32, 32, 32, 2, 2),
+        config(8, 64, 64, 32, 2, 2),
+        config(8, 64, 64, 16, 2, 2),
+        config(8, 64, 32, 16, 2, 2),
+        config(8, 32, 64, 16, 2, 2),
+        config(8, 32, 32, 16, 2, 2),
+        config(8, 16, 16, 16, 1, 1),
+    ];
+
+    /// Accumulator tiles per subgroup along m.
+    pub const fn tiles_m(&self) -> u32 {
+        self.tile_m / (self.subgroups_m * self.coop)
+    }
+
+    /// Accumulator tiles per subgroup along n.
+    pub const fn tiles_n(&self) -> u32 {
+        self.tile_n / (self.subgroups_n * self.coop)
+    }
+
+    /// Subgroups per workgroup.
+    pub const fn subgroups(&self) -> u32 {
+        self.subgroups_m * self.subgroups_n
+    }
+
+    /// Invocations per workgroup with subgroups of `subgroup_size`.
+    pub const fn workgroup_size(&self, subgroup_size: u32) -> u32 {
+        self.subgroups() * subgroup_size
+    }
+
+    /// Bytes of workgroup memory for `types`: two padded stages of A and B, and one
+    /// accumulator of scratch per subgroup.
+    pub fn workgroup_memory_bytes(&self, types: GemmTypes) -> u32 {
+        let input = types.input.size_bytes() as u32;
+        let pad = 16 / input;
+        let stages = 2 * self.tile_k * ((self.tile_m + pad) + (self.tile_n + pad)) * input;
+        let scratch =
+            self.subgroups() * self.coop * self.coop * types.accumulate.size_bytes() as u32;
+        stages + scratch
+    }
+
+    /// The constraints of the kernel that do not depend on a device: `Err` says which fails.
+    pub fn validate(&self) -> std::result::Result<(), String> {
+        if !matches!(self.coop, 8 | 16) {
+            return Err(format!("coop size {} is not 8 or 16", self.coop));
+        }
+        if self.subgroups_m == 0 || self.subgroups_n == 0 {
+            return Err("no subgroups".into());
+        }
+        for (tile, subgroups, axis) in [
+            (self.tile_m, self.subgroups_m, "m"),
+            (self.tile_n, self.subgroups_n, "n"),
+        ] {
+            let per_subgroup = subgroups * self.coop;
+            if tile == 0 || !tile.is_multiple_of(per_subgroup) {
+                return Err(format!(
+                    "the tile's {tile} along {axis} is not a multiple of {subgroups} subgroups of {} ",
+                    self.coop
+                ));
+            }
+            if !matches!(tile / per_subgroup, 1 | 2 | 4) {
+                return Err(format!(
+                    "{} accumulator tiles per subgroup along {axis}; the kernel holds 1, 2 or 4",
+                    tile / per_subgroup
+                ));
+            }
+        }
+        if self.tile_k == 0
+            || !self.tile_k.is_multiple_of(self.coop)
+            || !self.tile_k.is_multiple_of(4)
+        {
+            return Err(format!(
+                "the stage depth {} is not a multiple of {} and of 4",
+                self.tile_k, self.coop
+            ));
+        }
+        Ok(())
+    }
+
+    /// Whether the configuration runs `types` on a device with these limits and subgroups of
+    /// at most `subgroup_size` invocations; `Err` says why not.
+    pub fn check(
+        &self,
+        limits: &wgpu::Limits,
+        subgroup_size: u32,
+        types: GemmTypes,
+    ) -> std::result::Result<(), String> {
+        self.validate()?;
+        let size = self.workgroup_size(subgroup_size);
+        if size > limits.max_compute_invocations_per_workgroup
+            || size > limits.max_compute_workgroup_size_x
+        {
+            return Err(format!("{size} invocations exceed the device limit"));
+        }
+        for (outer, operand) in [(self.tile_m, "A"), (self.tile_n, "B")] {
+            if outer * self.tile_k / 4 > 4 * size {
+                return Err(format!(
+                    "each invocation would stage more than 4 quads of {operand} (subgroups of {subgroup_size})"
+                ));
+            }
+        }
+        let bytes = self.workgroup_memory_bytes(types);
+        if bytes > limits.max_compute_workgroup_storage_size {
+            return Err(format!(
+                "{bytes} bytes of workgroup memory exceed the device's {}",
+                limits.max_compute_workgroup_storage_size
+            ));
+        }
+        Ok(())
+    }
+
+    /// The pipeline-overridable constants for subgroups of `subgroup_size` and the operand
+    /// layout (A k-contiguous, B k-contiguous).
+    pub fn constants(&self, subgroup_size: u32, layout: (bool, bool)) -> Vec<(&'static str, f64)> {
+        let flag = |value: bool| if value { 1.0 } else { 0.0 };
+        vec![
+            ("TILE_M", self.tile_m as f64),
+            ("TILE_N", self.tile_n as f64),
+            ("TILE_K", self.tile_k as f64),
+            ("SUBGROUP_SIZE", subgroup_size as f64),
+            ("SUBGROUPS_N", self.subgroups_n as f64),
+            ("TILES_M", self.tiles_m() as f64),
+            ("TILES_N", self.tiles_n() as f64),
+            ("WORKGROUP_SIZE", self.workgroup_size(subgroup_size) as f64),
+            ("A_K_CONTIGUOUS", flag(layout.0)),
+            ("B_K_CONTIGUOUS", flag(layout.1)),
+            ("LAYOUT_AT_RUNTIME", 0.0),
+        ]
+    }
+}
+
+impl fmt::Display for WgslCoopConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "c{}-{}x{}x{}-w{}x{}",
+            self.coop, self.tile_m, self.tile_n, self.tile_k, self.subgroups_m, self.subgroups_n
+        )
+    }
+}
+
+impl FromStr for WgslCoopConfig {
+    type Err = String;
+
+    /// Parses [`Display`](fmt::Display)'s form and checks it with
+    /// [`WgslCoopConfig::validate`].
+    fn from_str(text: &str) -> std::result::Result<WgslCoopConfig, String> {
+        let bad = || format!("{text:?} is not c<8|16>-<M>x<N>x<K>-w<SM>x<SN>");
+        let numbers = |part: &str, count: usize| -> std::result::Result<Vec<u32>, String> {
+            let values: Vec<u32> = part
+                .split('x')
+                .map(|v| v.parse::<u32>().map_err(|_| bad()))
+                .collect::<std::result::Result<_, _>>()?;
+            if values.len() == count {
+                Ok(values)
+            } else {
+                Err(bad())
+            }
+        };
+        let mut parts = text.split('-');
+        let (Some(coop), Some(tile), Some(subgroups), None) =
+            (parts.next(), parts.next(), parts.next(), parts.next())
+        else {
+            return Err(bad());
+        };
+        let coop = coop
+            .strip_prefix('c')
+            .and_then(|c| c.parse::<u32>().ok())
+            .ok_or_else(bad)?;
+        let tile = numbers(tile, 3)?;
+        let subgroups = numbers(subgroups.strip_prefix('w').ok_or_else(bad)?, 2)?;
+        let parsed = config(coop, tile[0], tile[1], tile[2], subgroups[0], subgroups[1]);
+        parsed.validate()?;
+        Ok(parsed)
+    }
+}
+
+/// Why the backend is or is not available on a device with `features` whose adapter lists
+/// `properties`: the usable coop shapes, or the reason.
+pub fn availability(
+    features: wgpu::Features,
+    properties: &[wgpu::CooperativeMatrixProperties],
+) -> std::result::Result<Vec<CoopShape>, String> {
+    if !features.contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX) {
+        return Err(if properties.is_empty() {
+            "the adapter lists no cooperative matrices (wgpu's EXPERIMENTAL_COOPERATIVE_MATRIX)"
+                .into()
+        } else {
+            "the device was created without wgpu's EXPERIMENTAL_COOPERATIVE_MATRIX".into()
+        });
+    }
+    let shapes = CoopShape::usable(properties);
+    if shapes.is_empty() {
+        let listed: Vec<String> = properties
+            .iter()
+            .map(|p| {
+                format!(
+                    "{}x{}x{} {:?}->{:?}",
+                    p.m_size, p.n_size, p.k_size, p.ab_type, p.cr_type
+                )
+            })
+            .collect();
+        return Err(format!(
+            "no listed cooperative-matrix configuration is a square 8x8x8 or 16x16x16 of f16/f32 (listed: [{}])",
+            listed.join(", ")
+        ));
+    }
+    Ok(shapes)
+}
+
+/// The cooperative-matrix configurations of the adapter behind a device someone else
+/// created (wgpu lists them on the adapter only): on Vulkan read from the physical device, on
+/// Metal the fixed list wgpu-hal reports wherever it offers the feature (8×8×8 f32->f32,
+/// f16->f16, f16->f32). Empty without `EXPERIMENTAL_COOPERATIVE_MATRIX`.
+pub(crate) fn device_properties(device: &wgpu::Device) -> Vec<wgpu::CooperativeMatrixProperties> {
+    if !device
+        .features()
+        .contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX)
+    {
+        return Vec::new();
+    }
+    match device.adapter_info().backend {
+        wgpu::Backend::Vulkan => vulkan_properties(device),
+        wgpu::Backend::Metal => {
+            use wgpu::CooperativeScalarType::{F16, F32};
+            [(F32, F32), (F16, F16), (F16, F32)]
+                .into_iter()
+                .map(|(ab_type, cr_type)| wgpu::CooperativeMatrixProperties {
+                    m_size: 8,
+                    n_size: 8,
+                    k_size: 8,
+                    ab_type,
+                    cr_type,
+                    saturating_accumulation: false,
+                })
+                .collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
+#[cfg(vulkan_interop)]
+fn vulkan_properties(device: &wgpu::Device) -> Vec<wgpu::CooperativeMatrixProperties> {
+    let scalar = |t: Option<DType>| match t {
+        Some(DType::F32) => Some(wgpu::CooperativeScalarType::F32),
+        Some(DType::F16) => Some(wgpu::CooperativeScalarType::F16),
+        _ => None,
+    };
+    let Some(info) = crate::vulkan::properties::query(device) else {
+        return Vec::new();
+    };
+    info.shapes
+        .iter()
+        .filter(|s| s.subgroup_scope && s.a_type == s.b_type && s.c_type == s.result_type)
+        .filter_map(|s| {
+            Some(wgpu::CooperativeMatrixProperties {
+                m_size: s.m,
+                n_size: s.n,
+                k_size: s.k,
+                ab_type: scalar(s.a_type)?,
+                cr_type: scalar(s.c_type)?,
+                saturating_accumulation: s.saturating,
+            })
+        })
+        .collect()
+}
+
+#[cfg(not(vulkan_interop))]
+fn vulkan_properties(_device: &wgpu::Device) -> Vec<wgpu::CooperativeMatrixProperties> {
+    Vec::new()
+}
+
+/// The subgroup size the kernel assumes: the largest the adapter may use (a logical subgroup
+/// must hold a whole hardware subgroup), except on Apple GPUs, whose SIMD groups are always
+/// 32 wide while wgpu's Metal backend reports 4..64 for every GPU.
+pub fn kernel_subgroup_size(info: &wgpu::AdapterInfo) -> u32 {
+    if info.backend == wgpu::Backend::Metal && info.name.starts_with("Apple") {
+        32
+    } else {
+        info.subgroup_max_size.max(1)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct PipelineKey {
+    config: WgslCoopConfig,
+    types: GemmTypes,
+    /// (A k-contiguous, B k-contiguous).
+    layout: (bool, bool),
+    vector_loads: bool,
+}
+
+/// The WGSL cooperative-matrix backend of one device.
+#[derive(Debug)]
+pub struct WgslCoopBackend {
+    device: wgpu::Device,
+    limits: wgpu::Limits,
+    shapes: Vec<CoopShape>,
+    subgroup_size: u32,
+    shader_f16: bool,
+    bind_group_layout: wgpu::BindGroupLayout,
+    pipeline_layout: wgpu::PipelineLayout,
+    modules: Mutex<HashMap<(GemmTypes, u32, bool), wgpu::ShaderModule>>,
+    pipelines: Mutex<HashMap<PipelineKey, Arc<wgpu::ComputePipeline>>>,
+    forced_config: Option<WgslCoopConfig>,
+    /// Persisted driver cache the pipelines are built with (set by the context).
+    pub(crate) pipeline_cache: Option<crate::vulkan::pipeline_cache::WgpuPipelineCache>,
+    /// Stamps each pass while a GPU timing is under way (set by the context).
+    pub(crate) timer: Option<Arc<crate::timing::GpuTimer>>,
+}
+
+impl WgslCoopBackend {
+    /// Sets the backend up on `device`, whose adapter lists `properties`, or says why it
+    /// cannot be.
+    pub(crate) fn new(
+        device: &wgpu::Device,
+        properties: &[wgpu::CooperativeMatrixProperties],
+    ) -> std::result::Result<WgslCoopBackend, String> {
+        let shapes = availability(device.features(), properties)?;
+        let forced_config = std::env::var("COOPGEMM_WGSL_COOPMAT_CONFIG")
+            .ok()
+            .and_then(|name| match name.parse::<WgslCoopConfig>() {
+                Ok(config) => Some(config),
+                Err(why) => {
+                    log::warn!("COOPGEMM_WGSL_COOPMAT_CONFIG: {why}; ignoring it");
+                    None
+                }
+            });
+        let bind_group_layout = gemm_bind_group_layout(device, "coopgemm wgsl-coopmat");
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("coopgemm wgsl-coopmat"),
+            bind_group_layouts: &[Some(&bind_group_layout)],
+            immediate_size: 0,
+        });
+        Ok(WgslCoopBackend {
+            device: device.clone(),
+            limits: device.limits(),
+            shapes,
+            subgroup_size: kernel_subgroup_size(&device.adapter_info()),
+            shader_f16: device.features().contains(wgpu::Features::SHADER_F16),
+            bind_group_layout,
+            pipeline_layout,
+            modules: Mutex::new(HashMap::new()),
+            pipelines: Mutex::new(HashMap::new()),
+            forced_config,
+            pipeline_cache: None,
+            timer: None,
+        })
+    }
+
+    /// One line saying what this backend can do here.
+    pub fn describe(&self) -> String {
+        let shapes: Vec<String> = self.shapes.iter().map(CoopShape::to_string).collect();
+        let types: Vec<String> = self
+            .supported_types()
+            .iter()
+            .map(|t| t.short_name())
+            .collect();
+        format!(
+            "WGSL cooperative matrices [{}], subgroups of {}, types [{}]",
+            shapes.join(", "),
+            self.subgroup_size,
+            types.join(", ")
+        )
+    }
+
+    /// The coop shapes this device offers that the kernel can use.
+    pub fn shapes(&self) -> &[CoopShape] {
+        &self.shapes
+    }
+
+    /// The subgroup size the kernels are built for.
+    pub fn subgroup_size(&self) -> u32 {
+        self.subgroup_size
+    }
+
+    /// Type combinations this device can run on this backend.
+    pub fn supported_types(&self) -> Vec<GemmTypes> {
+        GemmTypes::ALL
+            .into_iter()
+            .filter(|types| self.shape_for(*types).is_ok())
+            .collect()
+    }
+
+    /// The coop shape used for `types`: the largest listed for its input and sum types.
+    pub fn shape_for(&self, types: GemmTypes) -> std::result::Result<CoopShape, String> {
+        check_types(types)?;
+        let uses_f16 = [types.input, types.accumulate, types.output].contains(&DType::F16);
+        if uses_f16 && !self.shader_f16 {
+            return Err(format!(
+                "{types} needs WGSL f16, which this device lacks (wgpu's SHADER_F16)"
+            ));
+        }
+        self.shapes
+            .iter()
+            .copied()
+            .find(|s| s.input == types.input && s.accumulate == types.accumulate)
+            .ok_or_else(|| {
+                format!(
+                    "the device lists no square cooperative matrix of {} summed in {}",
+                    types.input, types.accumulate
+                )
+            })
+    }
+
+    /// Configurations that can run `gemm` here: of the coop size used for its types, within
+    /// the device's limits and, for B in column panels, as wide as a panel.
+    fn usable_configs(&self, gemm: &ResolvedGemm) -> Vec<WgslCoopConfig> {
+        let types = gemm.gemm.types;
+        let Ok(shape) = self.shape_for(types) else {
+            return Vec::new();
+        };
+        let panel_width = gemm.b.order.panel_width();
+        WgslCoopConfig::CANDIDATES
+            .into_iter()
+            .filter(|c| {
+                c.coop == shape.size
+                    && c.check(&self.limits, self.subgroup_size, types).is_ok()
+                    && panel_width.is_none_or(|w| c.tile_n == w)
+            })
+            .collect()
+    }
+
+    /// The configuration the heuristic picks for `gemm` (or `COOPGEMM_WGSL_COOPMAT_CONFIG`
+    /// where it can run it).
+    pub fn choose_config(&self, gemm: &ResolvedGemm) -> Option<WgslCoopConfig> {
+        let usable = self.usable_configs(gemm);
+        if let Some(config) = self.forced_config.filter(|c| usable.contains(c)) {
+            return Some(config);
+        }
+        let (m, n) = (gemm.gemm.m as u64, gemm.gemm.n as u64);
+        let large = m * n >= 1024 * 1024;
+        let medium = m * n >= 256 * 256;
+        let preferred: &[&str] = if large && (m <= 64 || n <= 64) {
+            &["c16-64x64x32-w2x2", "c8-64x64x16-w2x2", "c8-32x32x16-w2x2"]
+        } else if large {
+            &[
+                "c16-128x128x32-w4x2",
+                "c16-128x128x16-w2x2",
+                "c16-128x64x32-w4x2",
+                "c8-64x64x32-w2x2",
+                "c8-64x64x16-w2x2",
+            ]
+        } else if medium {
+            &["c16-64x64x32-w2x2", "c8-64x64x16-w2x2", "c8-32x32x16-w2x2"]
+        } else {
+            &["c16-32x32x32-w2x2", "c8-32x32x16-w2x2", "c8-16x16x16-w1x1"]
+        };
+        preferred
+            .iter()
+            .filter_map(|name| name.parse::<WgslCoopConfig>().ok())
+            .chain(usable.iter().copied())
+            .find(|config| usable.contains(config))
+    }
+
+    fn no_config_reason(&self, gemm: &ResolvedGemm) -> String {
+        if let Err(why) = self.shape_for(gemm.gemm.types) {
+            return why;
+        }
+        match gemm.b.order.panel_width() {
+            Some(width) => format!("no WGSL coopmat tiling is {width} columns wide (B's panels)"),
+            None => "no WGSL coopmat tiling fits this device's limits".into(),
+        }
+    }
+
+    fn key(&self, gemm: &ResolvedGemm, config_name: Option<&str>) -> Result<PipelineKey> {
+        let unsupported = |reason| Error::Unsupported {
+            backend: BackendKind::WgslCoopmat,
+            reason,
+        };
+        let config = match config_name {
+            None => self
+                .choose_config(gemm)
+                .ok_or_else(|| unsupported(self.no_config_reason(gemm)))?,
+            Some(name) => self
+                .usable_configs(gemm)
+                .into_iter()
+                .find(|config| config.to_string() == name)
+                .ok_or_else(|| unsupported(format!("no configuration {name} for this GEMM")))?,
+        };
+        let b_tile_stride = SimtParams::b_tile_stride(gemm, config.tile_n);
+        Ok(PipelineKey {
+            config,
+            types: gemm.gemm.types,
+            layout: (k_contiguous(&gemm.a, true), k_contiguous(&gemm.b, false)),
+            vector_loads: loads_whole_quads(&gemm.a, true, 0)
+                && loads_whole_quads(&gemm.b, false, b_tile_stride),
+        })
+    }
+
+    /// The shader module for (types, coop size, vector loads), built on first use.
+    fn module(
+        &self,
+        types: GemmTypes,
+        coop: u32,
+        vector_loads: bool,
+    ) -> Result<wgpu::ShaderModule> {
+        let mut modules = self
+            .modules
+            .lock()
+            .map_err(|_| Error::Pipeline("module cache poisoned".into()))?;
+        if let Some(module) = modules.get(&(types, coop, vector_loads)) {
+            return Ok(module.clone());
+        }
+        let source =
+            wgsl_coopmat_source(types, coop, vector_loads).ok_or_else(|| Error::Unsupported {
+                backend: BackendKind::WgslCoopmat,
+                reason: format!("no WGSL coopmat kernel for {types} on {coop}x{coop} tiles"),
+            })?;
+        // With wgpu's runtime checks (unlike the SIMT kernel): the experimental cooperative
+        // matrix path is new in wgpu and naga, and the checks cost little next to the
+        // matrix operations (measured on the H100: see the README).
+        let module = crate::shader::wgsl_module(
+            &self.device,
+            "coopgemm wgsl-coopmat",
+            &source,
+            crate::shader::Checks::Default,
+        );
+        modules.insert((types, coop, vector_loads), module.clone());
+        Ok(module)
+    }
+
+    fn pipeline(&self, key: PipelineKey) -> Result<Arc<wgpu::ComputePipeline>> {
+        let mut pipelines = self
+            .pipelines
+            .lock()
+            .map_err(|_| Error::Pipeline("pipeline cache poisoned".into()))?;
+        if let Some(pipeline) = pipelines.get(&key) {
+            return Ok(pipeline.clone());
+        }
+        key.config
+            .check(&self.limits, self.subgroup_size, key.types)
+            .map_err(Error::Pipeline)?;
+        let module = self.module(key.types, key.config.coop, key.vector_loads)?;
+        let constants = key.config.constants(self.subgroup_size, key.layout);
+        let label = key.config.to_string();
+        log::debug!(
+            "wgsl-coopmat: building pipeline {label} for {} (A, B k-contiguous: {:?}; vector loads: {})",
+            key.types,
+            key.layout,
+            key.vector_loads
+        );
+        let pipeline = self
+            .device
+            .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(&label),
+                layout: Some(&self.pipeline_layout),
+                module: &module,
+                entry_point: Some("main"),
+                compilation_options: wgpu::PipelineCompilationOptions {
+                    constants: &constants,
+                    // Every workgroup-memory element is written before it is read.
+                    zero_initialize_workgroup_memory: false,
+                },
+                cache: self.pipeline_cache.as_ref().map(|cache| cache.cache()),
+            });
+        if let Some(cache) = &self.pipeline_cache {
+            cache.save();
+        }
+        let pipeline = Arc::new(pipeline);
+        pipelines.insert(key, pipeline.clone());
+        Ok(pipeline)
+    }
+
+    /// The dispatch grid for `config`: tiles along n, tiles along m, batches.
+    fn grid(&self, gemm: &ResolvedGemm, config: &WgslCoopConfig) -> Result<[u32; 3]> {
+        let grid = [
+            gemm.gemm.n.div_ceil(config.tile_n),
+            gemm.gemm.m.div_ceil(config.tile_m),
+            gemm.gemm.batch,
+        ];
+        check_grid(grid, [self.limits.max_compute_workgroups_per_dimension; 3])?;
+        Ok(grid)
+    }
+
+    fn encode(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        gemm: &ResolvedGemm,
+        buffers: &GemmBuffers<'_>,
+        config_name: Option<&str>,
+    ) -> Result<KernelInfo> {
+        let plan = BindingPlan::new(gemm, buffers, &self.limits)?;
+        let key = self.key(gemm, config_name)?;
+        let config = key.config;
+        let grid = self.grid(gemm, &config)?;
+        let info = KernelInfo::new(
+            BackendKind::WgslCoopmat,
+            config.to_string(),
+            &gemm.gemm.epilogue,
+        );
+        if gemm.is_empty() {
+            return Ok(info);
+        }
+        let pipeline = self.pipeline(key)?;
+        WgslDispatch {
+            device: &self.device,
+            layout: &self.bind_group_layout,
+            pipeline: &pipeline,
+            params: SimtParams::new(gemm, &plan, config.tile_n),
+            plan: &plan,
+            buffers,
+            grid,
+            timer: self.timer.as_deref(),
+            label: "coopgemm wgsl-coopmat",
+        }
+        .record(encoder);
+        Ok(info)
+    }
+}
+
+impl Backend for WgslCoopBackend {
+    fn kind(&self) -> BackendKind {
+        BackendKind::WgslCoopmat
+    }
+
+    fn supports(&self, gemm: &ResolvedGemm) -> std::result::Result<(), String> {
+        self.shape_for(gemm.gemm.types)?;
+        if self.choose_config(gemm).is_none() {
+            return Err(self.no_config_reason(gemm));
+        }
+        Ok(())
+    }
+
+    fn records_into_shared_encoder(&self) -> bool {
+        true
+    }
+
+    fn tile(&self, gemm: &ResolvedGemm) -> Option<(u32, u32)> {
+        self.choose_config(gemm)
+            .map(|config| (config.tile_m, config.tile_n))
+    }
+
+    fn prepare(&self, gemm: &ResolvedGemm, config_name: Option<&str>) -> Result<KernelInfo> {
+        let key = self.key(gemm, config_name)?;
+        self.pipeline(key)?;
+        Ok(KernelInfo::new(
+            BackendKind::WgslCoopmat,
+            key.config.to_string(),
+            &gemm.gemm.epilogue,
+        ))
+    }
+
+    fn tuning_candidates(&self, gemm: &ResolvedGemm) -> Vec<String> {
+        self.usable_configs(gemm)
+            .iter()
+            .map(WgslCoopConfig::to_string)
+            .collect()
+    }
+
+    fn record_config(
+        &self,
+        gemm: &ResolvedGemm,
+        buffers: &GemmBuffers<'_>,
+        target: Target<'_>,
+        config_name: Option<&str>,
+    ) -> Result<KernelInfo> {
+        match target {
+            Target::Encoder(encoder) => self.encode(encoder, gemm, buffers, config_name),
+            Target::CommandBuffers(list) => {
+                let mut encoder =
+                    self.device
+                        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                            label: Some("coopgemm wgsl-coopmat"),
+                        });
+                let info = self.encode(&mut encoder, gemm, buffers, config_name)?;
+                list.push(encoder.finish());
+                Ok(info)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every type combination the kernel stores.
+    const TYPES: [GemmTypes; 5] = [
+        GemmTypes::F32,
+        GemmTypes::F16_F32,
+        GemmTypes::F16_ACC_F16,
+        GemmTypes::F16_F32_F16,
+        GemmTypes::F32_F32_F16,
+    ];
+
+    /// What discrete GPUs offer (the H100 through wgpu: 48 KiB of workgroup memory, 1024
+    /// invocations); devices below skip the configurations that exceed it.
+    fn gpu_limits() -> wgpu::Limits {
+        wgpu::Limits {
+            max_compute_workgroup_storage_size: 49152,
+            max_compute_invocations_per_workgroup: 1024,
+            max_compute_workgroup_size_x: 1024,
+            ..wgpu::Limits::default()
+        }
+    }
+
+    fn properties(
+        size: u32,
+        ab_type: wgpu::CooperativeScalarType,
+        cr_type: wgpu::CooperativeScalarType,
+    ) -> wgpu::CooperativeMatrixProperties {
+        wgpu::CooperativeMatrixProperties {
+            m_size: size,
+            n_size: size,
+            k_size: size,
+            ab_type,
+            cr_type,
+            saturating_accumulation: false,
+        }
+    }
+
+    /// The kernel for every storable type combination, coop size and load width parses and
+    /// validates with naga; every candidate tiling with every operand layout specialises,
+    /// with the workgroup size and memory the host computes; and every specialised module is
+    /// written as SPIR-V (Vulkan) and as MSL 2.3 (Metal's simdgroup matrices), so a naga or
+    /// kernel change that breaks either backend fails here, without a GPU.
+    #[test]
+    fn every_variant_validates_and_writes_spirv_and_msl() {
+        let limits = gpu_limits();
+        let mut written = 0;
+        for types in TYPES {
+            for coop in [8, 16] {
+                for vector_loads in [false, true] {
+                    let name = format!("{types} c{coop} vector loads {vector_loads}");
+                    let source = wgsl_coopmat_source(types, coop, vector_loads).unwrap();
+                    let module = naga::front::wgsl::parse_str(&source)
+                        .unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string(&source)));
+                    // What wgpu grants a device with EXPERIMENTAL_COOPERATIVE_MATRIX and
+                    // SHADER_F16.
+                    let capabilities = naga::valid::Capabilities::COOPERATIVE_MATRIX
+                        | naga::valid::Capabilities::SHADER_FLOAT16
+                        | naga::valid::Capabilities::SHADER_FLOAT16_IN_FLOAT32;
+                    let info = naga::valid::Validator::new(
+                        naga::valid::ValidationFlags::all(),
+                        capabilities,
+                    )
+                    .validate(&module)
+                    .unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string(&source)));
+                    for config in WgslCoopConfig::CANDIDATES
+                        .into_iter()
+                        .filter(|c| c.coop == coop)
+                    {
+                        if let Err(why) = config.check(&limits, 32, types) {
+                            // Only f32 stages of the largest tiles outgrow 48 KiB.
+                            assert!(
+                                types.input == DType::F32 && why.contains("workgroup memory"),
+                                "{config} {types}: {why}"
+                            );
+                            continue;
+                        }
+                        for layout in [(false, false), (false, true), (true, false), (true, true)] {
+                            check_specialised(&module, &info, config, types, layout, &name);
+                            written += 1;
+                        }
+                    }
+                }
+            }
+        }
+        // Every f16 variant with every tiling; f32 inputs with the tilings that fit.
+        assert!(
+            written >= 3 * 2 * WgslCoopConfig::CANDIDATES.len() * 4,
+            "{written}"
+        );
+    }
+
+    fn check_specialised(
+        module: &naga::Module,
+        info: &naga::valid::ModuleInfo,
+        config: WgslCoopConfig,
+        types: GemmTypes,
+        layout: (bool, bool),
+        name: &str,
+    ) {
+        let what = format!("{name} {config} layout {layout:?}");
+        let mut constants = naga::back::PipelineConstants::default();
+        for (constant, value) in config.constants(32, layout) {
+            constants.insert(constant.to_string(), value);
+        }
+        let (specialised, specialised_info) = naga::back::pipeline_constants::process_overrides(
+            module,
+            info,
+            Some((naga::ShaderStage::Compute, "main")),
+            &constants,
+        )
+        .unwrap_or_else(|e| panic!("{what}: {e:?}"));
+        let workgroup_bytes: u32 = specialised
+            .global_variables
+            .iter()
+            .filter(|(_, var)| var.space == naga::AddressSpace::WorkGroup)
+            .map(|(_, var)| specialised.types[var.ty].inner.size(specialised.to_ctx()))
+            .sum();
+        assert_eq!(
+            workgroup_bytes,
+            config.workgroup_memory_bytes(types),
+            "{what}"
+        );
+        assert_eq!(
+            specialised.entry_points[0].workgroup_size,
+            [config.workgroup_size(32), 1, 1],
+            "{what}"
+        );
+
+        let spirv = naga::back::spv::write_vec(
+            &specialised,
+            &specialised_info,
+            &naga::back::spv::Options {
+                lang_version: (1, 3),
+                ..Default::default()
+            },
+            Some(&naga::back::spv::PipelineOptions {
+                shader_stage: naga::ShaderStage::Compute,
+                entry_point: "main".into(),
+            }),
+        )
+        .unwrap_or_else(|e| panic!("{what}: SPIR-V: {e}"));
+        // OpCapability CooperativeMatrixKHR (6022), and OpCooperativeMatrixMulAddKHR (4459).
+        let has_instruction = |opcode: u32, operand: Option<u32>| {
+            let mut at = 5;
+            while at < spirv.len() {
+                let (count, op) = ((spirv[at] >> 16) as usize, spirv[at] & 0xffff);
+                if op == opcode && operand.is_none_or(|o| spirv.get(at + 1) == Some(&o)) {
+                    return true;
+                }
+                at += count.max(1);
+            }
+            false
+        };
+        // COOPGEMM_DUMP_WGSL_COOPMAT=<dir> keeps the modules, e.g. for `spirv-val`.
+        if let Ok(dir) = std::env::var("COOPGEMM_DUMP_WGSL_COOPMAT") {
+            let file = what.replace([' ', '*', '>', '(', ')', ','], "_");
+            let bytes: Vec<u8> = spirv.iter().flat_map(|w| w.to_le_bytes()).collect();
+            std::fs::write(
+                std::path::Path::new(&dir).join(format!("{file}.spv")),
+                bytes,
+            )
+            .unwrap();
+        }
+        assert!(
+            has_instruction(17, Some(6022)),
+            "{what}: no CooperativeMatrixKHR"
+        );
+        assert!(
+            has_instruction(4459, None),
+            "{what}: no OpCooperativeMatrixMulAddKHR"
+        );
+
+        let (msl, _) = naga::back::msl::write_string(
+            &specialised,
+            &specialised_info,
+            &naga::back::msl::Options {
+                lang_version: (2, 3),
+                ..Default::default()
+            },
+            &naga::back::msl::PipelineOptions {
+                entry_point: Some((naga::ShaderStage::Compute, "main".into())),
+                ..Default::default()
+            },
+        )
+        .unwrap_or_else(|e| panic!("{what}: MSL: {e}"));
+        let (ab, acc) = (msl_scalar(types.input), msl_scalar(types.accumulate));
+        for expected in [
+            format!("simdgroup_{ab}{coop}x{coop}", coop = config.coop),
+            format!("simdgroup_{acc}{coop}x{coop}", coop = config.coop),
+            "simdgroup_multiply_accumulate".to_string(),
+            "simdgroup_load".to_string(),
+            "simdgroup_store".to_string(),
+        ] {
+            assert!(msl.contains(&expected), "{what}: MSL lacks {expected}");
+        }
+    }
+
+    fn msl_scalar(t: DType) -> &'static str {
+        match t {
+            DType::F16 => "half",
+            _ => "float",
+        }
+    }
+
+    #[test]
+    fn configurations_round_trip_through_their_names() {
+        for config in WgslCoopConfig::CANDIDATES {
+            config.validate().unwrap();
+            assert_eq!(config.to_string().parse::<WgslCoopConfig>(), Ok(config));
+        }
+        let mut names: Vec<String> = WgslCoopConfig::CANDIDATES
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), WgslCoopConfig::CANDIDATES.len());
+        for bad in [
+            "",
+            "c16",
+            "c12-64x64x32-w2x2",
+            "c16-64x64-w2x2",
+            "c16-64x64x32-2x2",
+            "c16-64x64x24-w2x2",
+            "c16-48x64x32-w2x2",
+            "c16-64x64x32-w0x2",
+            "c16-192x64x32-w2x2",
+            "c16-64x64x32-w2x2-extra",
+            "c16-64xx32-w2x2",
+        ] {
+            assert!(bad.parse::<WgslCoopConfig>().is_err(), "{bad:?} parsed");
+        }
+    }
+
+    #[test]
+    fn checks_against_device_limits_say_why() {
+        let config: WgslCoopConfig = "c16-128x128x32-w4x2".parse().unwrap();
+        // lavapipe-like: 32 KiB of workgroup memory.
+        let small = wgpu::Limits {
+            max_compute_workgroup_storage_size: 32768,
+            ..gpu_limits()
+        };
+        let why = config.check(&small, 32, GemmTypes::F16_F32).unwrap_err();
+        assert!(why.contains("workgroup memory"), "{why}");
+        // 256 invocations (WebGPU's default) pass; subgroups of 64 make 512.
+        let webgpu_invocations = wgpu::Limits {
+            max_compute_invocations_per_workgroup: 256,
+            max_compute_workgroup_size_x: 256,
+            ..gpu_limits()
+        };
+        assert!(config
+            .check(&webgpu_invocations, 32, GemmTypes::F16_F32)
+            .is_ok());
+        let why = config
+            .check(&webgpu_invocations, 64, GemmTypes::F16_F32)
+            .unwrap_err();
+        assert!(why.contains("invocations"), "{why}");
+        // Subgroups of 8 leave 64 invocations to stage 1024 quads.
+        let why = config
+            .check(&gpu_limits(), 8, GemmTypes::F16_F32)
+            .unwrap_err();
+        assert!(why.contains("quads"), "{why}");
+    }
+
+    #[test]
+    fn usable_shapes_are_square_float_and_largest_first() {
+        use wgpu::CooperativeScalarType::{F16, F32, I32};
+        // The H100 through wgpu: 16x16x16, 16x8x16, 16x8x8 for f16 -> f16 / f32.
+        let mut h100 = Vec::new();
+        for (m, n, k) in [(16, 16, 16), (16, 8, 16), (16, 8, 8)] {
+            for cr_type in [F16, F32] {
+                h100.push(wgpu::CooperativeMatrixProperties {
+                    m_size: m,
+                    n_size: n,
+                    k_size: k,
+                    ab_type: F16,
+                    cr_type,
+                    saturating_accumulation: false,
+                });
+            }
+        }
+        let shapes = CoopShape::usable(&h100);
+        assert_eq!(
+            shapes,
+            vec![
+                CoopShape {
+                    size: 16,
+                    input: DType::F16,
+                    accumulate: DType::F16
+                },
+                CoopShape {
+                    size: 16,
+                    input: DType::F16,
+                    accumulate: DType::F32
+                },
+            ]
+        );
+        let mixed = [
+            properties(8, F32, F32),
+            properties(16, F16, F32),
+            properties(8, F16, F32),
+            properties(16, I32, I32),
+        ];
+        let shapes = CoopShape::usable(&mixed);
+        assert_eq!(shapes.len(), 3);
+        assert_eq!(shapes[0].size, 16);
+    }
+
+    #[test]
+    fn availability_names_the_missing_piece() {
+        use wgpu::CooperativeScalarType::{F16, F32, I32};
+        let coop = wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX;
+        let listed = [properties(16, F16, F32)];
+        let why = availability(wgpu::Features::empty(), &[]).unwrap_err();
+        assert!(why.contains("lists no cooperative matrices"), "{why}");
+        let why = availability(wgpu::Features::SHADER_F16, &listed).unwrap_err();
+        assert!(why.contains("created without"), "{why}");
+        let why = availability(coop, &[properties(16, I32, I32)]).unwrap_err();
+        assert!(why.contains("16x16x16 I32->I32"), "{why}");
+        assert_eq!(availability(coop, &listed).unwrap().len(), 1);
+        let _ = F32;
+    }
+
+    #[test]
+    fn sources_exist_only_for_wgsl_coop_types() {
+        for types in GemmTypes::ALL {
+            let expected = TYPES.contains(&types);
+            assert_eq!(
+                wgsl_coopmat_source(types, 16, false).is_some(),
+                expected,
+                "{types}"
+            );
+            if !expected {
+                assert!(check_types(types).unwrap_err().contains(&types.to_string()));
+            }
+        }
+    }
+
+    #[test]
+    fn kernel_subgroup_size_covers_every_hardware_subgroup() {
+        let mut info = wgpu::AdapterInfo::new(wgpu::DeviceType::DiscreteGpu, wgpu::Backend::Vulkan);
+        info.subgroup_min_size = 32;
+        info.subgroup_max_size = 64;
+        assert_eq!(kernel_subgroup_size(&info), 64);
+        let mut apple =
+            wgpu::AdapterInfo::new(wgpu::DeviceType::IntegratedGpu, wgpu::Backend::Metal);
+        apple.name = "Apple M2".into();
+        apple.subgroup_min_size = 4;
+        apple.subgroup_max_size = 64;
+        assert_eq!(kernel_subgroup_size(&apple), 32);
+    }
+}

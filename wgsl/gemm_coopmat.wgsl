@@ -1,0 +1,281 @@
+// coopgemm WGSL cooperative-matrix GEMM: C[b] = epilogue(alpha * A[b] * B[b] + beta * C[b]),
+// on wgpu's own cooperative matrices (`enable wgpu_cooperative_matrix;`): naga turns the
+// coop* calls into OpCooperativeMatrix*KHR on Vulkan and simdgroup_matrix on Metal.
+//
+// This file is the kernel's body. The host (src/backend/wgsl_coopmat.rs) puts in front of it:
+//   * a header with the `enable` directives and the coop shape: `AB` (element type of A and
+//     B, as stored and as multiplied: f16 or f32), `Acc` (the accumulators' type), CoopA,
+//     CoopB, CoopC (coop_mat8x8 or coop_mat16x16 of them), COOP (8 or 16) and STAGE_PAD
+//     (elements in 16 bytes);
+//   * the storage snippets of wgsl/storage/ (the same as the SIMT kernel's): A and B
+//     (bindings 1, 2: load_a, load_a_quad, quad_of, decode_quad -> vec4<AB>, ...), C
+//     (binding 3: load_c, store_c) and the epilogue (binding 4: apply_epilogue);
+//   * wgsl/staging.wgsl: `Params` (binding 0, the SIMT kernel's uniform block) and the load
+//     side of staging (load_slice: an invocation's quads of a slice, zero outside the matrix).
+//
+// Tiling (batch -> workgroup tile -> subgroup tile -> coop tile):
+//   * grid z = batch index, y = block of TILE_M rows of C, x = block of TILE_N columns.
+//   * WORKGROUP_SIZE / SUBGROUP_SIZE subgroups, SUBGROUPS_N of them side by side along n;
+//     each owns TILES_M x TILES_N coop tiles (COOP x COOP each) of the workgroup tile, held in
+//     up to 4 x 4 named accumulators (unused ones fold away; no register array is indexed).
+//     SUBGROUP_SIZE is the device's largest subgroup size: WGSL cannot ask for a subgroup
+//     size, and where the driver picks smaller subgroups, several of them share one logical
+//     subgroup's tiles and compute the same values (wasted work, never wrong results).
+//   * K in slices of TILE_K: each slice of A (TILE_M x TILE_K) and B (TILE_K x TILE_N) is
+//     staged in workgroup memory, two stages alternating (double buffering): while the
+//     subgroups multiply out of one stage, the next slice is already loaded into registers
+//     (load_slice), and it is written to the other stage before the single barrier of the
+//     step. Staging zero-fills everything outside the matrices, so the coop operations only
+//     ever see whole tiles and any m, n, k works.
+//   * Stages are k-major: one row of TILE_M (A) or TILE_N (B) elements per k, padded by 16
+//     bytes (coop loads from workgroup memory need 16-byte aligned rows). A tile is then a
+//     column-major COOP x COOP block (coopLoad), a B tile a row-major one (coopLoadT).
+//
+// Epilogue: each subgroup writes one accumulator at a time into its own COOP x COOP scratch
+// in workgroup memory (coopStoreT), and its lanes walk the scratch: value = alpha * sum +
+// beta * C (C not read when beta == 0), + bias, activation (apply_epilogue), then store_c,
+// with bounds checks, in any layout of C (c_row_stride / c_col_stride).
+
+// Rows and columns of C per workgroup, and K depth per stage (a multiple of COOP and of 4).
+override TILE_M: u32 = 64u;
+override TILE_N: u32 = 64u;
+override TILE_K: u32 = 32u;
+// The device's largest subgroup size, and subgroups along n.
+override SUBGROUP_SIZE: u32 = 32u;
+override SUBGROUPS_N: u32 = 2u;
+// Coop tiles per subgroup along m and along n: 1, 2 or 4 each.
+override TILES_M: u32 = 2u;
+override TILES_N: u32 = 2u;
+// Must equal SUBGROUP_SIZE * (TILE_M / (TILES_M * COOP)) * (TILE_N / (TILES_N * COOP)).
+override WORKGROUP_SIZE: u32 = 128u;
+// Whether consecutive k of A (row-major A) or of B (column-major B) are adjacent in memory
+// (they choose how invocations walk when loading, so that global reads coalesce).
+override A_K_CONTIGUOUS: bool = true;
+override B_K_CONTIGUOUS: bool = false;
+// Read by wgsl/staging.wgsl; this kernel always compiles the layout in.
+override LAYOUT_AT_RUNTIME: bool = false;
+
+// One k-row of a stage, padded.
+override A_STRIDE: u32 = TILE_M + STAGE_PAD;
+override B_STRIDE: u32 = TILE_N + STAGE_PAD;
+var<workgroup> a_stages: array<AB, 2u * TILE_K * A_STRIDE>;
+var<workgroup> b_stages: array<AB, 2u * TILE_K * B_STRIDE>;
+// One COOP x COOP accumulator per subgroup, for the epilogue.
+var<workgroup> scratch: array<Acc, WORKGROUP_SIZE / SUBGROUP_SIZE * COOP * COOP>;
+
+fn store_element(is_a: bool, at: u32, value: AB) {
+    if (is_a) {
+        a_stages[at] = value;
+    } else {
+        b_stages[at] = value;
+    }
+}
+
+// Writes the invocation's `p`-th quad into stage `stage`, k-major: four consecutive
+// elements of a k-row when the quad runs along the outer dimension, one element in each of
+// four k-rows when it runs along k (nothing for quads past the slice).
+fn store_quad(is_a: bool, stage: u32, local_index: u32, p: u32, stored: Quad) {
+    if (local_index + p * WORKGROUP_SIZE >= slice_quads(is_a)) {
+        return;
+    }
+    let quad = vec4<AB>(decode_quad(stored));
+    let position = quad_position(is_a, local_index, p);
+    let stride = select(B_STRIDE, A_STRIDE, is_a);
+    let at = (stage * TILE_K + position.y) * stride + position.x;
+    let step = select(1u, stride, is_k_contiguous(is_a));
+    store_element(is_a, at, quad.x);
+    store_element(is_a, at + step, quad.y);
+    store_element(is_a, at + 2u * step, quad.z);
+    store_element(is_a, at + 3u * step, quad.w);
+}
+
+// Writes the registers of load_slice into stage `stage` of workgroup memory.
+fn store_slice(is_a: bool, stage: u32, local_index: u32, staged: Staged) {
+    store_quad(is_a, stage, local_index, 0u, staged.part0);
+    store_quad(is_a, stage, local_index, 1u, staged.part1);
+    store_quad(is_a, stage, local_index, 2u, staged.part2);
+    store_quad(is_a, stage, local_index, 3u, staged.part3);
+}
+
+// The A tile of rows tile_row.. (in the workgroup tile) and k-rows k_row.. of the stages.
+fn load_a_tile(k_row: u32, tile_row: u32) -> CoopA {
+    return coopLoad<CoopA>(&a_stages[k_row * A_STRIDE + tile_row], A_STRIDE);
+}
+
+// The B tile of k-rows k_row.. and columns tile_col.. (in the workgroup tile).
+fn load_b_tile(k_row: u32, tile_col: u32) -> CoopB {
+    return coopLoadT<CoopB>(&b_stages[k_row * B_STRIDE + tile_col], B_STRIDE);
+}
+
+// Writes one accumulator tile, whose first element is (first_row, first_col) of C, through
+// the subgroup's scratch. Every invocation of the workgroup calls it (it has barriers).
+fn store_tile(tile: CoopC, subgroup: u32, lane: u32, batch: u32, first_row: u32, first_col: u32) {
+    let base = subgroup * COOP * COOP;
+    coopStoreT(tile, &scratch[base], COOP);
+    workgroupBarrier();
+    let c_base = params.c_first + batch * params.c_batch_stride;
+    for (var e = lane; e < COOP * COOP; e += SUBGROUP_SIZE) {
+        let row = first_row + e / COOP;
+        let col = first_col + e % COOP;
+        if (row < params.m && col < params.n) {
+            let index = c_base + row * params.c_row_stride + col * params.c_col_stride;
+            var value = params.alpha * f32(scratch[base + e]);
+            if (params.beta != 0.0) {
+                value += params.beta * load_c(index);
+            }
+            store_c(index, apply_epilogue(value, row, col));
+        }
+    }
+    // The scratch is rewritten by the next tile.
+    workgroupBarrier();
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn main(
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+    @builtin(local_invocation_index) local_index: u32,
+) {
+    let batch = workgroup.z;
+    let row0 = workgroup.y * TILE_M;
+    let col0 = workgroup.x * TILE_N;
+    let subgroup = local_index / SUBGROUP_SIZE;
+    let lane = local_index % SUBGROUP_SIZE;
+    // The subgroup's first row and column inside the workgroup tile.
+    let sub_row = (subgroup / SUBGROUPS_N) * TILES_M * COOP;
+    let sub_col = (subgroup % SUBGROUPS_N) * TILES_N * COOP;
+
+    // Accumulators, named by (tile row, tile column); those past TILES_M x TILES_N fold away.
+    var acc00 = CoopC();
+    var acc01 = CoopC();
+    var acc02 = CoopC();
+    var acc03 = CoopC();
+    var acc10 = CoopC();
+    var acc11 = CoopC();
+    var acc12 = CoopC();
+    var acc13 = CoopC();
+    var acc20 = CoopC();
+    var acc21 = CoopC();
+    var acc22 = CoopC();
+    var acc23 = CoopC();
+    var acc30 = CoopC();
+    var acc31 = CoopC();
+    var acc32 = CoopC();
+    var acc33 = CoopC();
+
+    let a_tile_first = params.a_first + batch * params.a_batch_stride + row0 * params.a_outer_stride;
+    let b_tile_first = params.b_first + batch * params.b_batch_stride + workgroup.x * params.b_tile_stride;
+    let k_slices = (params.k + TILE_K - 1u) / TILE_K;
+    if (k_slices > 0u) {
+        store_slice(true, 0u, local_index, load_slice(true, a_tile_first, row0, 0u, local_index));
+        store_slice(false, 0u, local_index, load_slice(false, b_tile_first, col0, 0u, local_index));
+    }
+    workgroupBarrier();
+
+    for (var slice = 0u; slice < k_slices; slice++) {
+        let stage = slice % 2u;
+        let has_next = slice + 1u < k_slices;
+        // The next slice (past K on the last one, where every element reads as zero without
+        // touching memory), held in registers while this one is multiplied.
+        let staged_a = load_slice(true, a_tile_first, row0, (slice + 1u) * TILE_K, local_index);
+        let staged_b = load_slice(false, b_tile_first, col0, (slice + 1u) * TILE_K, local_index);
+        for (var kk = 0u; kk < TILE_K; kk += COOP) {
+            let k_row = stage * TILE_K + kk;
+            // Every branch below depends on override constants only: uniform everywhere.
+            let b0 = load_b_tile(k_row, sub_col);
+            var b1 = CoopB();
+            var b2 = CoopB();
+            var b3 = CoopB();
+            if (TILES_N > 1u) {
+                b1 = load_b_tile(k_row, sub_col + COOP);
+            }
+            if (TILES_N > 2u) {
+                b2 = load_b_tile(k_row, sub_col + 2u * COOP);
+                b3 = load_b_tile(k_row, sub_col + 3u * COOP);
+            }
+            let a0 = load_a_tile(k_row, sub_row);
+            acc00 = coopMultiplyAdd(a0, b0, acc00);
+            if (TILES_N > 1u) {
+                acc01 = coopMultiplyAdd(a0, b1, acc01);
+            }
+            if (TILES_N > 2u) {
+                acc02 = coopMultiplyAdd(a0, b2, acc02);
+                acc03 = coopMultiplyAdd(a0, b3, acc03);
+            }
+            if (TILES_M > 1u) {
+                let a1 = load_a_tile(k_row, sub_row + COOP);
+                acc10 = coopMultiplyAdd(a1, b0, acc10);
+                if (TILES_N > 1u) {
+                    acc11 = coopMultiplyAdd(a1, b1, acc11);
+                }
+                if (TILES_N > 2u) {
+                    acc12 = coopMultiplyAdd(a1, b2, acc12);
+                    acc13 = coopMultiplyAdd(a1, b3, acc13);
+                }
+            }
+            if (TILES_M > 2u) {
+                let a2 = load_a_tile(k_row, sub_row + 2u * COOP);
+                acc20 = coopMultiplyAdd(a2, b0, acc20);
+                if (TILES_N > 1u) {
+                    acc21 = coopMultiplyAdd(a2, b1, acc21);
+                }
+                if (TILES_N > 2u) {
+                    acc22 = coopMultiplyAdd(a2, b2, acc22);
+                    acc23 = coopMultiplyAdd(a2, b3, acc23);
+                }
+                let a3 = load_a_tile(k_row, sub_row + 3u * COOP);
+                acc30 = coopMultiplyAdd(a3, b0, acc30);
+                if (TILES_N > 1u) {
+                    acc31 = coopMultiplyAdd(a3, b1, acc31);
+                }
+                if (TILES_N > 2u) {
+                    acc32 = coopMultiplyAdd(a3, b2, acc32);
+                    acc33 = coopMultiplyAdd(a3, b3, acc33);
+                }
+            }
+        }
+        if (has_next) {
+            store_slice(true, 1u - stage, local_index, staged_a);
+            store_slice(false, 1u - stage, local_index, staged_b);
+        }
+        workgroupBarrier();
+    }
+
+    // Tile (i, j) of the subgroup starts at row first_row + i * COOP, column first_col + j * COOP.
+    let first_row = row0 + sub_row;
+    let first_col = col0 + sub_col;
+    store_tile(acc00, subgroup, lane, batch, first_row, first_col);
+    if (TILES_N > 1u) {
+        store_tile(acc01, subgroup, lane, batch, first_row, first_col + COOP);
+    }
+    if (TILES_N > 2u) {
+        store_tile(acc02, subgroup, lane, batch, first_row, first_col + 2u * COOP);
+        store_tile(acc03, subgroup, lane, batch, first_row, first_col + 3u * COOP);
+    }
+    if (TILES_M > 1u) {
+        let row = first_row + COOP;
+        store_tile(acc10, subgroup, lane, batch, row, first_col);
+        if (TILES_N > 1u) {
+            store_tile(acc11, subgroup, lane, batch, row, first_col + COOP);
+        }
+        if (TILES_N > 2u) {
+            store_tile(acc12, subgroup, lane, batch, row, first_col + 2u * COOP);
+            store_tile(acc13, subgroup, lane, batch, row, first_col + 3u * COOP);
+        }
+    }
+    if (TILES_M > 2u) {
+        let row2 = first_row + 2u * COOP;
+        let row3 = first_row + 3u * COOP;
+        store_tile(acc20, subgroup, lane, batch, row2, first_col);
+        store_tile(acc30, subgroup, lane, batch, row3, first_col);
+        if (TILES_N > 1u) {
+            store_tile(acc21, subgroup, lane, batch, row2, first_col + COOP);
+            store_tile(acc31, subgroup, lane, batch, row3, first_col + COOP);
+        }
+        if (TILES_N > 2u) {
+            store_tile(acc22, subgroup, lane, batch, row2, first_col + 2u * COOP);
+            store_tile(acc23, subgroup, lane, batch, row2, first_col + 3u * COOP);
+            store_tile(acc32, subgroup, lane, batch, row3, first_col + 2u * COOP);
+            store_tile(acc33, subgroup, lane, batch, row3, first_col + 3u * COOP);
+        }
+    }
+}

@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! cargo run --release --example bench -- [--shapes 1024x1024x1024,64x4096x4096] [--dtypes f32,f16,bf16]
-//!     [--backends simt,coopmat] [--runs 10] [--reference ../shared/anchors/h100-cublas.txt] [--json out.json]
+//!     [--backends simt,coopmat,wgsl-coopmat] [--runs 10] [--reference ../shared/anchors/h100-cublas.txt] [--json out.json]
 //!     [--wall-clock] [--cpu | --no-cpu] [--b-layouts row,column,packed] [--no-tune]
 //! ```
 //! Each case's shape class is tuned first ([`Context::tune`], up to the context's time limit;

@@ -1,5 +1,6 @@
-//! Prints the adapter, each backend with why it is or is not available, and the device's
-//! cooperative-matrix configurations (M, N, K, A/B/C/result types, scope).
+//! Prints the adapter, each backend with why it is or is not available, the device's
+//! cooperative-matrix configurations (M, N, K, A/B/C/result types, scope) and the square ones
+//! the WGSL cooperative-matrix backend uses.
 //!
 //! ```text
 //! cargo run --example info
@@ -32,8 +33,8 @@ fn main() {
     println!("backends:");
     for status in context.backends() {
         match status.availability {
-            Ok(what) => println!("  {:<8} available: {what}", status.kind.name()),
-            Err(why) => println!("  {:<8} unavailable: {why}", status.kind.name()),
+            Ok(what) => println!("  {:<12} available: {what}", status.kind.name()),
+            Err(why) => println!("  {:<12} unavailable: {why}", status.kind.name()),
         }
     }
     if let Ok(coopmat) = context.coopmat() {
@@ -74,6 +75,15 @@ fn main() {
                     shape.workgroup_invocations
                 );
             }
+        }
+    }
+    if let Ok(wgsl_coopmat) = context.wgsl_coopmat() {
+        println!(
+            "WGSL cooperative matrices (wgpu's EXPERIMENTAL_COOPERATIVE_MATRIX), kernels built for subgroups of {}:",
+            wgsl_coopmat.subgroup_size()
+        );
+        for shape in wgsl_coopmat.shapes() {
+            println!("  {shape}");
         }
     }
     println!("selection for 4096x4096x4096:");

@@ -6,7 +6,7 @@ mod common;
 
 use coopgemm::{BackendKind, Gemm, GemmTypes, MatrixLayout, Order};
 
-use common::{assert_none_failed, backends_for, check_any, expect_coopmat};
+use common::{assert_none_failed, backends_for, check_any, expect_coopmat, expect_wgsl_coopmat};
 
 const SHAPES: [(u32, u32, u32); 12] = [
     (1, 1, 1),
@@ -39,6 +39,14 @@ fn run_cases(types: GemmTypes, cases: &[Gemm]) -> Vec<(BackendKind, usize)> {
                 .iter()
                 .any(|(kind, _)| *kind == BackendKind::Coopmat),
             "coopmat must run f16 here"
+        );
+    }
+    if expect_wgsl_coopmat() && types == GemmTypes::F16_F32 {
+        assert!(
+            backends
+                .iter()
+                .any(|(kind, _)| *kind == BackendKind::WgslCoopmat),
+            "wgsl-coopmat must run f16 here"
         );
     }
     let mut failures = Vec::new();

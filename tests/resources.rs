@@ -33,7 +33,9 @@ fn eight_threads_share_one_context() {
                     let mut rng = Rng::new(1000 + thread);
                     for index in 0..per_thread {
                         let (m, n, k) = (rng.range(1, 70), rng.range(1, 70), rng.range(1, 70));
-                        let types = if kind == BackendKind::Coopmat && index % 2 == 1 {
+                        let tensor_cores =
+                            matches!(kind, BackendKind::Coopmat | BackendKind::WgslCoopmat);
+                        let types = if tensor_cores && index % 2 == 1 {
                             GemmTypes::F16_F32
                         } else {
                             GemmTypes::F32

@@ -9,7 +9,7 @@ use common::{context, expect_coopmat};
 #[test]
 fn every_backend_reports_availability_with_a_reason() {
     let statuses = context().backends();
-    assert_eq!(statuses.len(), 2);
+    assert_eq!(statuses.len(), BackendKind::ALL.len());
     for status in &statuses {
         match &status.availability {
             Ok(what) | Err(what) => assert!(!what.is_empty(), "{status:?}"),
@@ -28,21 +28,46 @@ fn every_backend_reports_availability_with_a_reason() {
     if expect_coopmat() {
         assert!(coopmat.availability.is_ok(), "{coopmat:?}");
     }
+    let wgsl_coopmat = statuses
+        .iter()
+        .find(|s| s.kind == BackendKind::WgslCoopmat)
+        .unwrap();
+    assert_eq!(
+        wgsl_coopmat.availability.is_ok(),
+        context().wgsl_coopmat().is_ok()
+    );
 }
 
 #[test]
 fn automatic_selection_falls_back_to_simt_with_the_reason() {
     let selection = context().select(&Gemm::new(1024, 1024, 1024)).unwrap();
-    match context().coopmat() {
-        Err(why) => {
-            assert_eq!(selection.backend, BackendKind::Simt);
-            assert!(selection.reason.contains(why), "{selection:?}");
-            assert_eq!(selection.rejected.len(), 1);
+    let lists_f32 = |types: Vec<GemmTypes>| types.contains(&GemmTypes::F32);
+    let coopmat = context().coopmat().map(|c| lists_f32(c.supported_types()));
+    let wgsl_coopmat = context()
+        .wgsl_coopmat()
+        .map(|c| lists_f32(c.supported_types()));
+    match (coopmat, wgsl_coopmat) {
+        (Ok(true), _) => assert_eq!(selection.backend, BackendKind::Coopmat, "{selection:?}"),
+        (_, Ok(true)) => assert_eq!(selection.backend, BackendKind::WgslCoopmat, "{selection:?}"),
+        (coopmat, wgsl_coopmat) => {
+            assert_eq!(selection.backend, BackendKind::Simt, "{selection:?}");
+            // Every unavailable backend is passed over with its own reason.
+            for (kind, status) in [
+                (BackendKind::Coopmat, coopmat),
+                (BackendKind::WgslCoopmat, wgsl_coopmat),
+            ] {
+                if let Err(why) = status {
+                    assert!(
+                        selection
+                            .rejected
+                            .iter()
+                            .any(|(k, reason)| *k == kind && reason == why),
+                        "{selection:?}"
+                    );
+                    assert!(selection.reason.contains(why), "{selection:?}");
+                }
+            }
         }
-        Ok(coopmat) if coopmat.supported_types().contains(&GemmTypes::F32) => {
-            assert_eq!(selection.backend, BackendKind::Coopmat, "{selection:?}");
-        }
-        Ok(_) => assert_eq!(selection.backend, BackendKind::Simt, "{selection:?}"),
     }
 }
 

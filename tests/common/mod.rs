@@ -161,6 +161,13 @@ pub fn context() -> &'static Context {
         for status in context.backends() {
             eprintln!("backend {}: {:?}", status.kind, status.availability);
         }
+        if expect_wgsl_coopmat() {
+            assert!(
+                context.wgsl_coopmat().is_ok(),
+                "COOPGEMM_EXPECT_WGSL_COOPMAT=1 but the wgsl-coopmat backend is unavailable: {:?}",
+                context.wgsl_coopmat().err()
+            );
+        }
         if expect_coopmat() {
             assert!(
                 context.coopmat().is_ok(),
@@ -207,6 +214,12 @@ pub fn expect_coopmat() -> bool {
     std::env::var("COOPGEMM_EXPECT_COOPMAT").is_ok_and(|v| v == "1")
 }
 
+/// Whether this run must exercise the WGSL cooperative-matrix backend (the H100 runs set
+/// `COOPGEMM_EXPECT_WGSL_COOPMAT=1`; lavapipe lists no cooperative matrices).
+pub fn expect_wgsl_coopmat() -> bool {
+    std::env::var("COOPGEMM_EXPECT_WGSL_COOPMAT").is_ok_and(|v| v == "1")
+}
+
 /// A context handle forced onto each backend that can run `types` here, with its kind.
 /// Where the coopmat backend is expected it must be among them for the types it lists.
 pub fn backends_for(types: GemmTypes) -> Vec<(BackendKind, Context)> {
@@ -221,6 +234,14 @@ pub fn backends_for(types: GemmTypes) -> Vec<(BackendKind, Context)> {
             handles.push((
                 BackendKind::Coopmat,
                 context.with_backend(BackendChoice::Force(BackendKind::Coopmat)),
+            ));
+        }
+    }
+    if let Ok(wgsl_coopmat) = context.wgsl_coopmat() {
+        if wgsl_coopmat.supported_types().contains(&types) {
+            handles.push((
+                BackendKind::WgslCoopmat,
+                context.with_backend(BackendChoice::Force(BackendKind::WgslCoopmat)),
             ));
         }
     }

@@ -6,7 +6,7 @@
 //!     [--backends simt,coopmat,wgsl-coopmat] [--runs 10] [--reference ../shared/anchors/h100-cublas.txt] [--json out.json]
 //!     [--wall-clock] [--cpu | --no-cpu] [--b-layouts row,column,packed] [--no-tune]
 //! ```
-//! Each case's shape class is tuned first ([`Context::tune`], up to the context's time limit;
+//! Each case's shape class is tuned first ([`Context::tune`], up to 60 s per class;
 //! remembered in the disk cache), unless `--no-tune` (or `COOPGEMM_AUTOTUNE=0`) leaves the
 //! backends' heuristic choices.
 //! Times each case with GPU timestamps where the adapter has them
@@ -537,7 +537,12 @@ fn main() {
             eprintln!("{message}");
             std::process::exit(2);
         });
-    let context = Context::new_blocking().unwrap_or_else(|error| {
+    // Tuning may take its time here: a benchmark measures the steady state.
+    let options = coopgemm::ContextOptions {
+        tuning_time_limit: std::time::Duration::from_secs(60),
+        ..Default::default()
+    };
+    let context = pollster::block_on(Context::with_options(options)).unwrap_or_else(|error| {
         eprintln!("error: {error}");
         std::process::exit(1);
     });

@@ -526,7 +526,7 @@ impl CoopmatBackend {
     /// 215 TFLOP/s against the KHR kernel's 178; `COOPGEMM_COOPMAT2=0` turns it off), the
     /// `VK_KHR_cooperative_matrix` kernel otherwise.
     pub fn plan(&self, gemm: &ResolvedGemm) -> std::result::Result<CoopmatPlan, String> {
-        let plans = self.plans(gemm)?;
+        let plans = self.preferred_plans(gemm)?;
         // The largest tile that still gives the GPU enough workgroups to fill it; for small
         // problems, the smallest tile (candidates are listed largest first).
         let (m, n) = (gemm.gemm.m as u64, gemm.gemm.n as u64);
@@ -544,19 +544,37 @@ impl CoopmatBackend {
     }
 
     /// Every configuration that can run `gemm` on the kernel `plan` would use (coopmat2
-    /// where usable, else the KHR kernel), largest tile first: the autotuner's candidates.
-    pub fn plans(&self, gemm: &ResolvedGemm) -> std::result::Result<Vec<CoopmatPlan>, String> {
+    /// where usable, else the KHR kernel), largest tile first.
+    fn preferred_plans(
+        &self,
+        gemm: &ResolvedGemm,
+    ) -> std::result::Result<Vec<CoopmatPlan>, String> {
         if self.enabled.cooperative_matrix2 && !self.overrides.without_coopmat2 {
             let plans = self.workgroup_scope_configs(gemm);
             if !plans.is_empty() {
                 return Ok(plans.into_iter().map(CoopmatPlan::WorkgroupScope).collect());
             }
         }
+        self.subgroup_plans(gemm)
+    }
+
+    fn subgroup_plans(&self, gemm: &ResolvedGemm) -> std::result::Result<Vec<CoopmatPlan>, String> {
         Ok(self
             .subgroup_configs(gemm)?
             .into_iter()
             .map(CoopmatPlan::Subgroup)
             .collect())
+    }
+
+    /// Every configuration that can run `gemm`: the preferred kernel's (as [`Self::plan`]
+    /// picks from), then, where that is the coopmat2 kernel, the KHR kernel's too, so that
+    /// tuning chooses between the two kernels by measurement.
+    pub fn plans(&self, gemm: &ResolvedGemm) -> std::result::Result<Vec<CoopmatPlan>, String> {
+        let mut plans = self.preferred_plans(gemm)?;
+        if matches!(plans.first(), Some(CoopmatPlan::WorkgroupScope(_))) {
+            plans.extend(self.subgroup_plans(gemm).unwrap_or_default());
+        }
+        Ok(plans)
     }
 
     fn workgroup_scope_configs(&self, gemm: &ResolvedGemm) -> Vec<WorkgroupScopeConfig> {

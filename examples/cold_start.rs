@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! cargo run --release --example cold_start -- [SIZE | M N K] [--types f32|f16|f16acc16|bf16|i8]
-//!     [--backend auto|simt|coopmat] [--cache-dir DIR] [--no-cache]
+//!     [--backend auto|simt|coopmat|wgsl-coopmat] [--cache-dir DIR] [--no-cache]
 //! ```
 //! Times each step of what a fresh process does before it has a correct C (default 1024³ f32):
 //! creating the context (instance, adapter, device, backends; this loads the persisted
@@ -52,7 +52,7 @@ struct Args {
 }
 
 fn parse_args() -> Result<Args, String> {
-    let usage = "usage: cold_start [SIZE | M N K] [--types f32|f16|f16acc16|bf16|i8] [--backend auto|simt|coopmat] [--cache-dir DIR] [--no-cache]";
+    let usage = "usage: cold_start [SIZE | M N K] [--types f32|f16|f16acc16|bf16|i8] [--backend auto|simt|coopmat|wgsl-coopmat] [--cache-dir DIR] [--no-cache]";
     let mut args = Args {
         m: 1024,
         n: 1024,

@@ -2,7 +2,7 @@
 //! and report the time and throughput.
 //!
 //! ```text
-//! cargo run --release --example gemm -- [M [N [K]]] [--types f32|f16|f16acc16|bf16|i8|f16-f32-f16|bf16-f32-bf16|f32-f32-f16|f32-f32-bf16] [--backend auto|simt|coopmat] [--runs N]
+//! cargo run --release --example gemm -- [M [N [K]]] [--types f32|f16|f16acc16|bf16|i8|f16-f32-f16|bf16-f32-bf16|f32-f32-f16|f32-f32-bf16] [--backend auto|simt|coopmat|wgsl-coopmat] [--runs N]
 //!     [--a-column-major] [--b-column-major]
 //! ```
 //! One size given means M = N = K (default 1024). Set `RUST_LOG=debug` for the tile
@@ -55,7 +55,7 @@ fn parse_args() -> Result<Args, String> {
             "--a-column-major" => args.a_order = Order::ColumnMajor,
             "--b-column-major" => args.b_order = Order::ColumnMajor,
             "--runs" => args.runs = iter.next().and_then(|v| v.parse().ok()).ok_or("--runs needs a number")?,
-            "-h" | "--help" => return Err("usage: gemm [M [N [K]]] [--types f32|f16|f16acc16|bf16|i8|f16-f32-f16|bf16-f32-bf16|f32-f32-f16|f32-f32-bf16] [--backend auto|simt|coopmat] [--runs N] [--a-column-major] [--b-column-major]".into()),
+            "-h" | "--help" => return Err("usage: gemm [M [N [K]]] [--types f32|f16|f16acc16|bf16|i8|f16-f32-f16|bf16-f32-bf16|f32-f32-f16|f32-f32-bf16] [--backend auto|simt|coopmat|wgsl-coopmat] [--runs N] [--a-column-major] [--b-column-major]".into()),
             size => sizes.push(size.parse::<u32>().map_err(|_| format!("not a size: {size}"))?),
         }
     }

@@ -222,7 +222,11 @@ fn main() {
         }
     );
     let mut failed = false;
-    for kind in [BackendKind::Simt, BackendKind::Coopmat] {
+    for kind in [
+        BackendKind::Simt,
+        BackendKind::Coopmat,
+        BackendKind::WgslCoopmat,
+    ] {
         let handle = context.with_backend(BackendChoice::Force(kind));
         let probe = LAYERS.map(|(inputs, outputs, activation)| {
             Gemm::new(args.batch, outputs, inputs)

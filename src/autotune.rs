@@ -26,7 +26,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use crate::backend::{Backend, Target};
+use crate::backend::{Backend, BackendKind, Target};
 use crate::bindings::GemmBuffers;
 use crate::disk_cache::{CacheFile, CacheStore};
 use crate::error::Result;
@@ -279,6 +279,98 @@ impl Tuner {
             }
         }
         Ok(Some(winner))
+    }
+}
+
+impl Tuner {
+    /// Which of `backends` runs `gemm` fastest, each with its own configuration for it
+    /// (`configs`, as [`Tuner::config_for`] chose): a remembered winner of the class, or one
+    /// timed now where the policy tunes on first use or tuning is `requested` (each
+    /// backend's configuration timed as [`Tuner::config_for`] times candidates). `None`
+    /// when tuning is off, the class is not tuned yet, or the scratch would be too large.
+    pub(crate) fn backend_for(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        backends: &[&dyn Backend],
+        configs: &[String],
+        gemm: &ResolvedGemm,
+        requested: bool,
+    ) -> Result<Option<BackendKind>> {
+        let Some(first) = backends.first() else {
+            return Ok(None);
+        };
+        if self.policy == TuningPolicy::Never || gemm.is_empty() || backends.len() < 2 {
+            return Ok(None);
+        }
+        // The backends' own class, with the backend's name replaced by the set compared.
+        let names: Vec<&str> = backends.iter().map(|b| b.kind().name()).collect();
+        let class = Tuner::class(*first, gemm).replacen(
+            first.kind().name(),
+            &format!("backend:{}", names.join("/")),
+            1,
+        );
+        let known = self
+            .winners
+            .lock()
+            .ok()
+            .and_then(|w| w.get(&class).map(|winner| winner.config.clone()));
+        if let Some(kind) = known.and_then(|name| BackendKind::parse(&name)) {
+            if names.contains(&kind.name()) {
+                return Ok(Some(kind));
+            }
+        }
+        if !requested && self.policy != TuningPolicy::OnFirstUse {
+            return Ok(None);
+        }
+        let deadline = Instant::now() + self.time_limit;
+        let mut timings = Vec::new();
+        for (backend, config) in backends.iter().zip(configs) {
+            let candidate = std::slice::from_ref(config);
+            let Some(timed) = time_candidates(device, queue, *backend, gemm, candidate, deadline)?
+            else {
+                return Ok(None);
+            };
+            timings.extend(
+                timed
+                    .into_iter()
+                    .map(|(_, seconds)| (backend.kind(), seconds)),
+            );
+        }
+        let Some((winner, _)) = timings.iter().min_by(|a, b| a.1.total_cmp(&b.1)).copied() else {
+            return Ok(None);
+        };
+        log::info!(
+            "autotune {class}: {winner} ({})",
+            timings
+                .iter()
+                .map(|(kind, s)| format!("{kind} {:.3} ms", s * 1e3))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        self.remember(class, winner.name().to_string());
+        Ok(Some(winner))
+    }
+
+    /// Keeps `config` as the checked winner of `class`, in memory and in the cache file.
+    fn remember(&self, class: String, config: String) {
+        if let Ok(mut winners) = self.winners.lock() {
+            winners.insert(
+                class,
+                Winner {
+                    config,
+                    checked: true,
+                },
+            );
+            if let Some(file) = &self.file {
+                let mut lines: Vec<String> = winners
+                    .iter()
+                    .map(|(class, winner)| format!("{class}\t{}", winner.config))
+                    .collect();
+                lines.sort();
+                file.save(lines.join("\n").as_bytes());
+            }
+        }
     }
 }
 

@@ -549,9 +549,9 @@ impl Context {
             .iter()
             .map(|gemm| {
                 let resolved = gemm.resolve()?;
-                let selection = self
-                    .policy
-                    .select(&resolved, false, |kind| self.backend(kind))?;
+                // Where both tensor-core backends can run it, this tunes both and keeps
+                // the faster for the class.
+                let selection = self.selection(&resolved, false, true)?;
                 let backend = self.backend_by_kind(selection.backend)?;
                 match self.split_for(backend, &resolved) {
                     Some(split) => {
@@ -657,20 +657,83 @@ impl Context {
         })
     }
 
-    /// Which backend would run `gemm`, and why.
+    /// Which backend would run `gemm`, and why. Where both tensor-core backends can run it
+    /// and [`Context::tune`] has compared them for its shape class (or the first GEMM of the
+    /// class did, with [`AutotuneChoice::OnFirstUse`]), the faster one.
     pub fn select(&self, gemm: &Gemm) -> Result<Selection> {
         let resolved = gemm.resolve()?;
-        self.policy
-            .select(&resolved, false, |kind| self.backend(kind))
+        self.selection(&resolved, false, false)
+    }
+
+    /// The policy's selection, with the tensor-core backends compared by measurement where
+    /// the choice is automatic, both can run `gemm` (and share an encoder, if asked) and the
+    /// context autotunes.
+    fn selection(
+        &self,
+        gemm: &ResolvedGemm,
+        shared_encoder: bool,
+        requested: bool,
+    ) -> Result<Selection> {
+        let mut selection = self
+            .policy
+            .select(gemm, shared_encoder, |kind| self.backend(kind))?;
+        let tensor_cores = [BackendKind::Coopmat, BackendKind::WgslCoopmat];
+        if self.policy.choice() != BackendChoice::Auto || !tensor_cores.contains(&selection.backend)
+        {
+            return Ok(selection);
+        }
+        let usable: Vec<&dyn Backend> = tensor_cores
+            .iter()
+            .filter_map(|kind| self.backend(*kind).ok())
+            .filter(|backend| {
+                (!shared_encoder || backend.records_into_shared_encoder())
+                    && backend.supports(gemm).is_ok()
+            })
+            .collect();
+        if usable.len() < 2 {
+            return Ok(selection);
+        }
+        let mut configs = Vec::new();
+        for backend in &usable {
+            let config = match self.tuned_config(*backend, gemm, requested)? {
+                Some(config) => config,
+                None => backend.prepare(gemm, None)?.config,
+            };
+            // KernelInfo::config carries the epilogue after a `+`.
+            configs.push(config.split('+').next().unwrap_or_default().to_string());
+        }
+        let shared = &self.shared;
+        if let Some(kind) = shared.tuner.backend_for(
+            &shared.device,
+            &shared.queue,
+            &usable,
+            &configs,
+            gemm,
+            requested,
+        )? {
+            if kind != selection.backend {
+                selection.rejected.push((
+                    selection.backend,
+                    format!("measured slower than {kind} for this shape class"),
+                ));
+                selection.reason = format!(
+                    "measured faster for this shape class ({})",
+                    selection.reason
+                );
+                selection.backend = kind;
+            } else {
+                selection.reason =
+                    format!("{}; measured faster for this shape class", selection.reason);
+            }
+        }
+        Ok(selection)
     }
 
     /// Builds (or finds cached) the kernel that would run `gemm`, so that the first real
     /// call does not pay for pipeline creation.
     pub fn prepare(&self, gemm: &Gemm) -> Result<KernelInfo> {
         let resolved = gemm.resolve()?;
-        let selection = self
-            .policy
-            .select(&resolved, false, |kind| self.backend(kind))?;
+        let selection = self.selection(&resolved, false, false)?;
         let backend = self.backend_by_kind(selection.backend)?;
         match self.split_for(backend, &resolved) {
             Some(split) => self.shared.split_kernels.prepare(backend, &resolved, split),
@@ -682,9 +745,7 @@ impl Context {
     }
 
     fn chosen(&self, gemm: &ResolvedGemm, shared_encoder: bool) -> Result<&dyn Backend> {
-        let selection = self
-            .policy
-            .select(gemm, shared_encoder, |kind| self.backend(kind))?;
+        let selection = self.selection(gemm, shared_encoder, false)?;
         log::debug!(
             "{}x{}x{} {}: {} ({})",
             gemm.gemm.m,

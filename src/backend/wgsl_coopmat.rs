@@ -731,8 +731,8 @@ impl WgslCoopBackend {
                 reason: format!("no WGSL coopmat kernel for {types} on {coop}x{coop} tiles"),
             })?;
         // With wgpu's runtime checks (unlike the SIMT kernel): the experimental cooperative
-        // matrix path is new in wgpu and naga, and the checks cost little next to the
-        // matrix operations (measured on the H100: see the README).
+        // matrix path is new in wgpu and naga, and on the H100 the checks cost nothing
+        // measurable (4096³ f16: 33.7 TFLOP/s without them, 33.8 with).
         let module = crate::shader::wgsl_module(
             &self.device,
             "coopgemm wgsl-coopmat",

@@ -261,23 +261,7 @@ impl Tuner {
                 .collect::<Vec<_>>()
                 .join(", ")
         );
-        if let Ok(mut winners) = self.winners.lock() {
-            winners.insert(
-                class,
-                Winner {
-                    config: winner.clone(),
-                    checked: true,
-                },
-            );
-            if let Some(file) = &self.file {
-                let mut lines: Vec<String> = winners
-                    .iter()
-                    .map(|(class, winner)| format!("{class}\t{}", winner.config))
-                    .collect();
-                lines.sort();
-                file.save(lines.join("\n").as_bytes());
-            }
-        }
+        self.remember(class, winner.clone());
         Ok(Some(winner))
     }
 }

@@ -175,6 +175,27 @@ pub(crate) fn flat_grid(groups: u64, depth: u32, limits: &wgpu::Limits) -> Resul
     Ok(grid)
 }
 
+/// Records with `encode` into `target`: the caller's encoder, or an encoder of its own
+/// (labelled `label`) whose command buffer is appended to the list. For backends that record
+/// with wgpu commands.
+pub(crate) fn record_wgpu(
+    device: &wgpu::Device,
+    label: &str,
+    target: Target<'_>,
+    encode: impl FnOnce(&mut wgpu::CommandEncoder) -> Result<KernelInfo>,
+) -> Result<KernelInfo> {
+    match target {
+        Target::Encoder(encoder) => encode(encoder),
+        Target::CommandBuffers(list) => {
+            let mut encoder = device
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) });
+            let info = encode(&mut encoder)?;
+            list.push(encoder.finish());
+            Ok(info)
+        }
+    }
+}
+
 /// Checks a dispatch grid (workgroups along x, y, z) against per-dimension limits.
 pub(crate) fn check_grid(grid: [u32; 3], limits: [u32; 3]) -> Result<()> {
     for (dimension, (count, limit)) in grid.into_iter().zip(limits).enumerate() {

@@ -934,19 +934,9 @@ impl Backend for SimtBackend {
         target: Target<'_>,
         config_name: Option<&str>,
     ) -> Result<KernelInfo> {
-        match target {
-            Target::Encoder(encoder) => self.encode(encoder, gemm, buffers, config_name),
-            Target::CommandBuffers(list) => {
-                let mut encoder =
-                    self.device
-                        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                            label: Some("coopgemm simt"),
-                        });
-                let info = self.encode(&mut encoder, gemm, buffers, config_name)?;
-                list.push(encoder.finish());
-                Ok(info)
-            }
-        }
+        super::record_wgpu(&self.device, "coopgemm simt", target, |encoder| {
+            self.encode(encoder, gemm, buffers, config_name)
+        })
     }
 }
 

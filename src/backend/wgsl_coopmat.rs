@@ -878,19 +878,9 @@ impl Backend for WgslCoopBackend {
         target: Target<'_>,
         config_name: Option<&str>,
     ) -> Result<KernelInfo> {
-        match target {
-            Target::Encoder(encoder) => self.encode(encoder, gemm, buffers, config_name),
-            Target::CommandBuffers(list) => {
-                let mut encoder =
-                    self.device
-                        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                            label: Some("coopgemm wgsl-coopmat"),
-                        });
-                let info = self.encode(&mut encoder, gemm, buffers, config_name)?;
-                list.push(encoder.finish());
-                Ok(info)
-            }
-        }
+        super::record_wgpu(&self.device, "coopgemm wgsl-coopmat", target, |encoder| {
+            self.encode(encoder, gemm, buffers, config_name)
+        })
     }
 }
 

@@ -76,7 +76,7 @@ pub(crate) enum TuningPolicy {
 }
 
 impl AutotuneChoice {
-    /// The policy this choice means here, environment included. On wasm32 nothing is ever
+    /// The policy this choice means here. On wasm32 nothing is ever
     /// tuned: tuning times candidates on the host clock and waits for the GPU, neither of
     /// which the browser's thread may do.
     pub(crate) fn policy(self) -> TuningPolicy {
@@ -86,11 +86,7 @@ impl AutotuneChoice {
         match self {
             AutotuneChoice::OnFirstUse => TuningPolicy::OnFirstUse,
             AutotuneChoice::Off => TuningPolicy::Never,
-            AutotuneChoice::Auto => match std::env::var("COOPGEMM_AUTOTUNE").as_deref() {
-                Ok("0") => TuningPolicy::Never,
-                Ok("1") => TuningPolicy::OnFirstUse,
-                _ => TuningPolicy::OnRequest,
-            },
+            AutotuneChoice::Auto => TuningPolicy::OnRequest,
         }
     }
 }

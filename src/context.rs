@@ -3,13 +3,14 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::autotune::{AutotuneChoice, Tuner};
+use crate::autotune::Tuner;
 use crate::backend::coopmat::CoopmatBackend;
 use crate::backend::simt::SimtBackend;
 use crate::backend::wgsl_coopmat::{self, WgslCoopBackend};
 use crate::backend::{Backend, BackendKind, KernelInfo, Target};
 use crate::bindings::GemmBuffers;
 use crate::error::{Error, Result};
+pub use crate::options::ContextOptions;
 use crate::packing::PackKernel;
 use crate::problem::{Gemm, ResolvedGemm};
 use crate::selection::{BackendChoice, Selection, SelectionPolicy};
@@ -17,86 +18,6 @@ use crate::split_k::{SplitK, SplitKChoice, SplitKernels};
 use crate::timing::{self, GpuTimer};
 use crate::vulkan;
 use crate::vulkan::device::EnabledFeatures;
-
-/// How [`Context::with_options`] finds its adapter and which backends it may use.
-///
-/// ```
-/// use coopgemm::{BackendChoice, BackendKind, ContextOptions};
-/// let options = ContextOptions { backend: BackendChoice::Force(BackendKind::Simt), ..Default::default() };
-/// assert!(options.enable_coopmat);
-/// ```
-#[derive(Debug, Clone)]
-pub struct ContextOptions {
-    /// Which wgpu backends to look at (`WGPU_BACKEND` in the environment overrides it).
-    pub wgpu_backends: wgpu::Backends,
-    /// Preference between integrated and discrete GPUs.
-    pub power_preference: wgpu::PowerPreference,
-    /// Only adapters whose name contains this text (case-insensitive), if set.
-    /// `WGPU_ADAPTER_NAME` in the environment sets it too.
-    pub adapter_name: Option<String>,
-    /// Which backend runs GEMMs (`COOPGEMM_BACKEND` in the environment overrides it).
-    pub backend: BackendChoice,
-    /// Whether to set up the Vulkan cooperative-matrix backend where the device has it.
-    pub enable_coopmat: bool,
-    /// Whether to set up the WGSL cooperative-matrix backend where the adapter offers wgpu's
-    /// `EXPERIMENTAL_COOPERATIVE_MATRIX` (the device is then created with that feature).
-    pub enable_wgsl_coopmat: bool,
-    /// Whether GEMMs with few output tiles and a long K are split along K
-    /// (`COOPGEMM_SPLIT_K` in the environment overrides `Auto`).
-    pub split_k: SplitKChoice,
-    /// When candidate configurations are timed: by default only on request
-    /// ([`Context::tune`]), so that no GEMM waits for it (`COOPGEMM_AUTOTUNE=0|1` overrides
-    /// `Auto`; see [`AutotuneChoice`]).
-    pub autotune: AutotuneChoice,
-    /// How long tuning one shape class may take; candidates not reached by then are skipped
-    /// (the heuristic's choice is always timed first). Default 2 s.
-    pub tuning_time_limit: Duration,
-    /// wgpu instance flags (debug labels, validation). The default is wgpu's build-dependent
-    /// default adjusted by `WGPU_DEBUG` / `WGPU_VALIDATION`.
-    pub instance_flags: wgpu::InstanceFlags,
-    /// Where compiled pipelines are kept between processes (`COOPGEMM_CACHE=0` turns it off).
-    pub disk_cache: crate::DiskCache,
-    /// Log the driver's statistics (registers, spills, shared memory) of every pipeline
-    /// where the Vulkan device has `VK_KHR_pipeline_executable_properties`
-    /// (`COOPGEMM_PIPELINE_STATS=1` sets it).
-    pub pipeline_statistics: bool,
-    /// For testing only: run the cooperative-matrix backend's kernels with their matrix
-    /// operations emulated in software on ordinary subgroups, on any Vulkan device that
-    /// coopgemm opens (including one without cooperative matrices, such as Mesa lavapipe),
-    /// through the same host path as on a GPU: device creation, pipelines, descriptors,
-    /// barriers. Far slower than either real backend; the default selection never turns it
-    /// on, and nothing reads it from the environment (the test suite maps
-    /// `COOPGEMM_COOPMAT_EMULATION=1` onto it).
-    pub emulate_cooperative_matrix: bool,
-    /// Keep the driver's robust buffer access on coopgemm's own Vulkan pipelines (the
-    /// cooperative-matrix kernels). By default, on devices coopgemm opens that have
-    /// `VK_EXT_pipeline_robustness`, those pipelines are built without it: wgpu enables
-    /// `robustBufferAccess` for the whole device, but the kernels bound every access
-    /// themselves (proven by `tests/guard.rs`, which poisons everything around each
-    /// operand), so the driver's checks only cost time. `COOPGEMM_ROBUST_KERNELS=1` sets it.
-    pub robust_kernels: bool,
-}
-
-impl Default for ContextOptions {
-    fn default() -> Self {
-        ContextOptions {
-            wgpu_backends: wgpu::Backends::all(),
-            power_preference: wgpu::PowerPreference::HighPerformance,
-            adapter_name: None,
-            backend: BackendChoice::Auto,
-            enable_coopmat: true,
-            enable_wgsl_coopmat: true,
-            split_k: SplitKChoice::Auto,
-            autotune: AutotuneChoice::Auto,
-            tuning_time_limit: Duration::from_secs(2),
-            instance_flags: wgpu::InstanceFlags::from_build_config().with_env(),
-            disk_cache: crate::DiskCache::Default,
-            pipeline_statistics: std::env::var("COOPGEMM_PIPELINE_STATS").as_deref() == Ok("1"),
-            emulate_cooperative_matrix: false,
-            robust_kernels: std::env::var("COOPGEMM_ROBUST_KERNELS").as_deref() == Ok("1"),
-        }
-    }
-}
 
 /// Whether a backend can be used on this context's device, and if not, why.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -206,14 +127,10 @@ impl Context {
     pub async fn with_options(options: ContextOptions) -> Result<Context> {
         let mut instance_descriptor =
             wgpu::InstanceDescriptor::new_without_display_handle_from_env();
-        if std::env::var_os("WGPU_BACKEND").is_none() {
-            instance_descriptor.backends = options.wgpu_backends;
-        }
+        instance_descriptor.backends = options.wgpu_backends;
         instance_descriptor.flags = options.instance_flags;
         let instance = wgpu::Instance::new(instance_descriptor);
-        let wanted_name = std::env::var("WGPU_ADAPTER_NAME")
-            .ok()
-            .or(options.adapter_name.clone());
+        let wanted_name = options.adapter_name.clone();
         let mut adapters = instance.enumerate_adapters(wgpu::Backends::all()).await;
         if let Some(name) = &wanted_name {
             let name = name.to_lowercase();
@@ -368,7 +285,7 @@ impl Context {
         let is_cpu = adapter_info.device_type == wgpu::DeviceType::Cpu;
         let store = crate::disk_cache::CacheStore::new(&options.disk_cache, &adapter_info);
         let timer = GpuTimer::new(&device).map(Arc::new);
-        let mut simt = SimtBackend::new(&device, is_cpu);
+        let mut simt = SimtBackend::new(&device, is_cpu, &options.kernel_overrides);
         simt.pipeline_cache =
             vulkan::pipeline_cache::WgpuPipelineCache::open(&device, store.as_ref(), "simt.wgpu");
         simt.timer = timer.clone();
@@ -377,7 +294,14 @@ impl Context {
             .then(|| vulkan::statistics::PipelineStatistics::new(&device))
             .flatten();
         let coopmat = if options.enable_coopmat {
-            CoopmatBackend::new(&device, &queue, enabled, store.as_ref(), timer.clone())
+            CoopmatBackend::new(
+                &device,
+                &queue,
+                enabled,
+                store.as_ref(),
+                timer.clone(),
+                &options.kernel_overrides,
+            )
         } else {
             Err("disabled by ContextOptions::enable_coopmat".to_string())
         };
@@ -386,15 +310,17 @@ impl Context {
             Err(why) => log::info!("coopmat backend unavailable: {why}"),
         }
         let wgsl_coopmat = if options.enable_wgsl_coopmat {
-            WgslCoopBackend::new(&device, &coop_properties).map(|mut backend| {
-                backend.pipeline_cache = vulkan::pipeline_cache::WgpuPipelineCache::open(
-                    &device,
-                    store.as_ref(),
-                    "wgsl-coopmat.wgpu",
-                );
-                backend.timer = timer.clone();
-                backend
-            })
+            WgslCoopBackend::new(&device, &coop_properties, &options.kernel_overrides).map(
+                |mut backend| {
+                    backend.pipeline_cache = vulkan::pipeline_cache::WgpuPipelineCache::open(
+                        &device,
+                        store.as_ref(),
+                        "wgsl-coopmat.wgpu",
+                    );
+                    backend.timer = timer.clone();
+                    backend
+                },
+            )
         } else {
             Err("disabled by ContextOptions::enable_wgsl_coopmat".to_string())
         };
@@ -402,7 +328,7 @@ impl Context {
             Ok(backend) => log::info!("wgsl-coopmat backend available: {}", backend.describe()),
             Err(why) => log::info!("wgsl-coopmat backend unavailable: {why}"),
         }
-        let policy = SelectionPolicy::from_env(options.backend);
+        let policy = SelectionPolicy::new(options.backend);
         let mut split_kernels = SplitKernels::new(&device);
         split_kernels.timer = timer.clone();
         let tuner = Tuner::new(
@@ -427,7 +353,7 @@ impl Context {
                 lost,
             }),
             policy,
-            split_k: SplitKChoice::from_env(options.split_k),
+            split_k: options.split_k,
         }
     }
 
@@ -529,10 +455,10 @@ impl Context {
     /// most [`ContextOptions::tuning_time_limit`] per class), keeps the fastest in memory
     /// and in the disk cache, and returns the kernel each GEMM runs with from now on.
     ///
-    /// GEMMs themselves never wait for tuning (unless [`AutotuneChoice::OnFirstUse`]): call
+    /// GEMMs themselves never wait for tuning (unless [`AutotuneChoice::OnFirstUse`](crate::AutotuneChoice::OnFirstUse)): call
     /// this at startup, from a thread of its own, or once in a setup step whose disk cache
     /// later processes read (`examples/tune.rs`). Classes already tuned cost a lookup; with
-    /// [`AutotuneChoice::Off`] (or on wasm32) nothing is timed and the heuristic's kernels
+    /// [`AutotuneChoice::Off`](crate::AutotuneChoice::Off) (or on wasm32) nothing is timed and the heuristic's kernels
     /// are returned.
     ///
     /// ```no_run
@@ -659,7 +585,7 @@ impl Context {
 
     /// Which backend would run `gemm`, and why. Where both tensor-core backends can run it
     /// and [`Context::tune`] has compared them for its shape class (or the first GEMM of the
-    /// class did, with [`AutotuneChoice::OnFirstUse`]), the faster one.
+    /// class did, with [`AutotuneChoice::OnFirstUse`](crate::AutotuneChoice::OnFirstUse)), the faster one.
     pub fn select(&self, gemm: &Gemm) -> Result<Selection> {
         let resolved = gemm.resolve()?;
         self.selection(&resolved, false, false)

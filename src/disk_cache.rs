@@ -24,16 +24,15 @@ use std::sync::Mutex;
 /// Where [`Context`](crate::Context) keeps compiled pipelines between processes
 /// ([`ContextOptions::disk_cache`](crate::ContextOptions::disk_cache)).
 ///
-/// `COOPGEMM_CACHE=0` in the environment turns the cache off whichever variant is chosen.
+/// `COOPGEMM_CACHE=0` in the environment makes `Off` the default of
+/// [`ContextOptions::disk_cache`](crate::ContextOptions::disk_cache).
 ///
 /// ```
 /// use coopgemm::{ContextOptions, DiskCache};
 /// // Tests and tools that want a cache of their own:
 /// let dir = std::env::temp_dir().join("my-coopgemm-cache");
 /// let options = ContextOptions { disk_cache: DiskCache::Dir(dir.clone()), ..Default::default() };
-/// if std::env::var_os("COOPGEMM_CACHE").is_none() {
-///     assert_eq!(options.disk_cache.directory(), Some(dir));
-/// }
+/// assert_eq!(options.disk_cache.directory(), Some(dir));
 /// assert_eq!(DiskCache::Off.directory(), None);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -48,10 +47,10 @@ pub enum DiskCache {
 }
 
 impl DiskCache {
-    /// The directory cache files go to, or `None` when the cache is off (this variant,
-    /// `COOPGEMM_CACHE=0`, or no variable names a default location).
+    /// The directory cache files go to, or `None` when the cache is off (this variant, or
+    /// no variable names a default location).
     pub fn directory(&self) -> Option<PathBuf> {
-        resolve_directory(self, |name| std::env::var_os(name))
+        resolve_directory(self, crate::options::location_variable)
     }
 }
 
@@ -60,9 +59,6 @@ fn resolve_directory(
     setting: &DiskCache,
     var: impl Fn(&str) -> Option<OsString>,
 ) -> Option<PathBuf> {
-    if var("COOPGEMM_CACHE").is_some_and(|value| value == "0") {
-        return None;
-    }
     let non_empty = |name: &str| {
         var(name)
             .filter(|value| !value.is_empty())
@@ -368,12 +364,6 @@ mod tests {
         let dir = DiskCache::Dir("/mine".into());
         assert_eq!(resolve_directory(&dir, env(&all)), Some("/mine".into()));
         assert_eq!(resolve_directory(&DiskCache::Off, env(&all)), None);
-        for setting in [default, dir] {
-            assert_eq!(
-                resolve_directory(&setting, env(&[("COOPGEMM_CACHE", "0"), ("HOME", "/h")])),
-                None
-            );
-        }
     }
 
     #[test]

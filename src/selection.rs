@@ -49,43 +49,12 @@ pub const COOPMAT_MIN_MULTIPLY_ADDS: f64 = 64.0 * 64.0 * 64.0;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SelectionPolicy {
     choice: BackendChoice,
-    from_environment: bool,
 }
 
 impl SelectionPolicy {
-    /// The policy for `choice`, whatever the environment says.
+    /// The policy for `choice`.
     pub fn new(choice: BackendChoice) -> SelectionPolicy {
-        SelectionPolicy {
-            choice,
-            from_environment: false,
-        }
-    }
-
-    /// The policy for `choice`, unless `COOPGEMM_BACKEND` says otherwise.
-    pub fn from_env(choice: BackendChoice) -> SelectionPolicy {
-        match std::env::var("COOPGEMM_BACKEND").ok().as_deref() {
-            Some("auto") => SelectionPolicy {
-                choice: BackendChoice::Auto,
-                from_environment: true,
-            },
-            Some(name) => match BackendKind::parse(name) {
-                Some(kind) => SelectionPolicy {
-                    choice: BackendChoice::Force(kind),
-                    from_environment: true,
-                },
-                None => {
-                    log::warn!("COOPGEMM_BACKEND={name} is not simt, coopmat, wgsl-coopmat or auto; ignoring it");
-                    SelectionPolicy {
-                        choice,
-                        from_environment: false,
-                    }
-                }
-            },
-            None => SelectionPolicy {
-                choice,
-                from_environment: false,
-            },
-        }
+        SelectionPolicy { choice }
     }
 
     /// The choice in force.
@@ -109,11 +78,7 @@ impl SelectionPolicy {
             candidate.supports(gemm)
         };
         if let BackendChoice::Force(kind) = self.choice {
-            let source = if self.from_environment {
-                "COOPGEMM_BACKEND"
-            } else {
-                "BackendChoice::Force"
-            };
+            let source = "BackendChoice::Force (ContextOptions::backend or COOPGEMM_BACKEND)";
             return match usable(kind) {
                 Ok(()) => Ok(Selection {
                     backend: kind,

@@ -59,26 +59,7 @@ pub enum SplitKChoice {
     Slices(u32),
 }
 
-impl SplitKChoice {
-    /// `choice`, unless it is `Auto` and `COOPGEMM_SPLIT_K` says otherwise.
-    pub(crate) fn from_env(choice: SplitKChoice) -> SplitKChoice {
-        if choice != SplitKChoice::Auto {
-            return choice;
-        }
-        match std::env::var("COOPGEMM_SPLIT_K")
-            .ok()
-            .map(|v| v.parse::<u32>())
-        {
-            Some(Ok(0 | 1)) => SplitKChoice::Off,
-            Some(Ok(slices)) => SplitKChoice::Slices(slices),
-            Some(Err(_)) => {
-                log::warn!("COOPGEMM_SPLIT_K must be a number of slices; ignoring it");
-                SplitKChoice::Auto
-            }
-            None => SplitKChoice::Auto,
-        }
-    }
-}
+impl SplitKChoice {}
 
 /// How one GEMM is split: `slices` ranges of `slice_k`, then `remainder` more k (its own slice).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -307,26 +307,24 @@ pub struct CoopmatBackend {
     timer: Option<std::sync::Arc<crate::timing::GpuTimer>>,
 }
 
-/// Tuning switches from the environment, read once when the backend is created.
+/// The forced configurations of [`KernelOverrides`](crate::KernelOverrides), parsed.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 struct TuningOverrides {
-    /// `COOPGEMM_COOPMAT2=0`: never use the `VK_NV_cooperative_matrix2` kernel.
+    /// Never use the `VK_NV_cooperative_matrix2` kernel.
     without_coopmat2: bool,
-    /// `COOPGEMM_COOPMAT_SHAPE=MxNxK`: only this cooperative-matrix shape.
+    /// Only this cooperative-matrix shape (`MxNxK`).
     shape: Option<String>,
-    /// `COOPGEMM_COOPMAT_TILING`: try this KHR-kernel tiling first.
+    /// Try this KHR-kernel tiling first.
     tiling: Option<CoopmatTiling>,
-    /// `COOPGEMM_COOPMAT2_TILE=BMxBNxBK[xUNROLL]`: try this coopmat2 workgroup tile (and
-    /// K unroll) first.
+    /// Try this coopmat2 workgroup tile (and K unroll) first.
     workgroup_tile: Option<(u32, u32, u32)>,
-    /// The K unroll of `COOPGEMM_COOPMAT2_TILE`, where it names one.
+    /// The K unroll of the forced coopmat2 tile, where it names one.
     k_unroll: Option<u32>,
 }
 
 impl TuningOverrides {
-    fn from_env() -> TuningOverrides {
-        let var = |name: &str| std::env::var(name).ok();
-        let tile = var("COOPGEMM_COOPMAT2_TILE").and_then(|text| {
+    fn new(overrides: &crate::options::KernelOverrides) -> TuningOverrides {
+        let tile = overrides.coopmat2_tile.as_deref().and_then(|text| {
             let numbers: Vec<u32> = text
                 .split('x')
                 .map(|p| p.parse().ok())
@@ -337,10 +335,26 @@ impl TuningOverrides {
                 _ => None,
             }
         });
+        if overrides.coopmat2_tile.is_some() && tile.is_none() {
+            log::warn!(
+                "coopmat2 tile {:?} is not BMxBNxBK[xUNROLL]; ignoring it",
+                overrides.coopmat2_tile
+            );
+        }
+        let tiling = overrides
+            .coopmat_tiling
+            .as_deref()
+            .and_then(CoopmatTiling::parse);
+        if overrides.coopmat_tiling.is_some() && tiling.is_none() {
+            log::warn!(
+                "coopmat tiling {:?} is not SG_ROWSxSG_COLSxTILES_MxTILES_NxK_STEPS; ignoring it",
+                overrides.coopmat_tiling
+            );
+        }
         TuningOverrides {
-            without_coopmat2: var("COOPGEMM_COOPMAT2").is_some_and(|v| v == "0"),
-            shape: var("COOPGEMM_COOPMAT_SHAPE"),
-            tiling: var("COOPGEMM_COOPMAT_TILING").and_then(|t| CoopmatTiling::parse(&t)),
+            without_coopmat2: !overrides.coopmat2,
+            shape: overrides.coopmat_shape.clone(),
+            tiling,
             workgroup_tile: tile.map(|(bm, bn, bk, _)| (bm, bn, bk)),
             k_unroll: tile.and_then(|(_, _, _, unroll)| unroll),
         }
@@ -367,6 +381,7 @@ impl CoopmatBackend {
         enabled: Option<EnabledFeatures>,
         store: Option<&crate::disk_cache::CacheStore>,
         timer: Option<std::sync::Arc<crate::timing::GpuTimer>>,
+        overrides: &crate::options::KernelOverrides,
     ) -> std::result::Result<CoopmatBackend, String> {
         let mut info = properties::query(device)
             .ok_or_else(|| format!("not a Vulkan device ({:?})", device.adapter_info().backend))?;
@@ -397,7 +412,7 @@ impl CoopmatBackend {
             enabled,
             max_workgroups: limits.max_compute_workgroups_per_dimension,
             storage_limits: limits,
-            overrides: TuningOverrides::from_env(),
+            overrides: TuningOverrides::new(overrides),
             timer,
         })
     }

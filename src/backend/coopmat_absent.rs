@@ -25,6 +25,7 @@ impl CoopmatBackend {
         _enabled: Option<EnabledFeatures>,
         _store: Option<&crate::disk_cache::CacheStore>,
         _timer: Option<std::sync::Arc<crate::timing::GpuTimer>>,
+        _overrides: &crate::options::KernelOverrides,
     ) -> std::result::Result<CoopmatBackend, String> {
         Err(NOT_BUILT.to_string())
     }

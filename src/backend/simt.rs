@@ -614,7 +614,11 @@ impl SimtBackend {
     /// `packHalf2x16`, core wherever compute shaders are; the CI's GL pass runs the f16 suites
     /// on llvmpipe), except Vulkan on llvmpipe (lavapipe) without `SHADER_F16`. That
     /// rule is wgpu's own (its adapter query, which a device does not expose), mirrored here.
-    pub fn new(device: &wgpu::Device, is_cpu: bool) -> SimtBackend {
+    pub fn new(
+        device: &wgpu::Device,
+        is_cpu: bool,
+        overrides: &crate::options::KernelOverrides,
+    ) -> SimtBackend {
         let info = device.adapter_info();
         let f16_conversions = !(info.backend == wgpu::Backend::Vulkan
             && info.driver.to_lowercase().contains("llvmpipe")
@@ -625,22 +629,14 @@ impl SimtBackend {
             bind_group_layouts: &[Some(&bind_group_layout)],
             immediate_size: 0,
         });
-        let forced_config = std::env::var("COOPGEMM_SIMT_CONFIG").ok().and_then(|name| {
-            let config = SimtConfig::by_name(&name);
+        let forced_config = overrides.simt_config.as_deref().and_then(|name| {
+            let config = SimtConfig::by_name(name);
             if config.is_none() {
-                log::warn!("COOPGEMM_SIMT_CONFIG={name} names no SIMT configuration; ignoring it");
+                log::warn!("SIMT configuration {name} does not exist; ignoring it");
             }
             config
         });
-        let vector_loads = match std::env::var("COOPGEMM_SIMT_VECTOR_LOADS").as_deref() {
-            Ok("0") => false,
-            Ok("1") => true,
-            Ok(other) => {
-                log::warn!("COOPGEMM_SIMT_VECTOR_LOADS={other} is neither 0 nor 1; ignoring it");
-                !is_cpu
-            }
-            Err(_) => !is_cpu,
-        };
+        let vector_loads = overrides.simt_vector_loads.unwrap_or(!is_cpu);
         SimtBackend {
             device: device.clone(),
             limits: device.limits(),

@@ -538,17 +538,18 @@ impl WgslCoopBackend {
     pub(crate) fn new(
         device: &wgpu::Device,
         properties: &[wgpu::CooperativeMatrixProperties],
+        overrides: &crate::options::KernelOverrides,
     ) -> std::result::Result<WgslCoopBackend, String> {
         let shapes = availability(device.features(), properties)?;
-        let forced_config = std::env::var("COOPGEMM_WGSL_COOPMAT_CONFIG")
-            .ok()
-            .and_then(|name| match name.parse::<WgslCoopConfig>() {
+        let forced_config = overrides.wgsl_coopmat_config.as_deref().and_then(|name| {
+            match name.parse::<WgslCoopConfig>() {
                 Ok(config) => Some(config),
                 Err(why) => {
-                    log::warn!("COOPGEMM_WGSL_COOPMAT_CONFIG: {why}; ignoring it");
+                    log::warn!("wgsl-coopmat configuration: {why}; ignoring it");
                     None
                 }
-            });
+            }
+        });
         let bind_group_layout = gemm_bind_group_layout(device, "coopgemm wgsl-coopmat");
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("coopgemm wgsl-coopmat"),

@@ -165,6 +165,7 @@ impl ContextOptions {
                 coopmat_tiling: var("COOPGEMM_COOPMAT_TILING"),
                 coopmat2_tile: var("COOPGEMM_COOPMAT2_TILE"),
                 wgsl_coopmat_config: var("COOPGEMM_WGSL_COOPMAT_CONFIG"),
+                wgsl_coopmat_unchecked: var("COOPGEMM_WGSL_COOPMAT_CHECKS").as_deref() == Some("0"),
             },
         }
     }
@@ -196,6 +197,10 @@ pub struct KernelOverrides {
     /// A wgsl-coopmat configuration, e.g. `c16-128x128x32-w4x2`
     /// (`COOPGEMM_WGSL_COOPMAT_CONFIG`).
     pub wgsl_coopmat_config: Option<String>,
+    /// Build the wgsl-coopmat kernel without wgpu's runtime checks, to measure what they
+    /// cost (`COOPGEMM_WGSL_COOPMAT_CHECKS=0`); its indices are in bounds by construction
+    /// like the SIMT kernel's (see `tests/guard.rs`).
+    pub wgsl_coopmat_unchecked: bool,
 }
 
 impl Default for KernelOverrides {
@@ -208,6 +213,7 @@ impl Default for KernelOverrides {
             coopmat_tiling: None,
             coopmat2_tile: None,
             wgsl_coopmat_config: None,
+            wgsl_coopmat_unchecked: false,
         }
     }
 }

@@ -27,16 +27,28 @@
 //     (load_slice), and it is written to the other stage before the single barrier of the
 //     step. Staging zero-fills everything outside the matrices, so the coop operations only
 //     ever see whole tiles and any m, n, k works.
-//   * Stages are k-major: one row of TILE_M (A) or TILE_N (B) elements per k, padded by 16
-//     bytes (coop loads from workgroup memory need 16-byte aligned rows). A tile is then a
-//     column-major COOP x COOP block (coopLoad), a B tile a row-major one (coopLoadT).
-//
+//   * Each operand is staged in its own memory layout, so that a quad (four elements adjacent
+//     in global memory) stays four adjacent elements of one staged row: a k-contiguous
+//     operand (row-major A, column-major B) as one row of TILE_K elements per row of A or
+//     column of B, the other as one row of TILE_M (A) or TILE_N (B) elements per k. Rows are
+//     padded by 16 bytes: coop loads from workgroup memory need 16-byte aligned rows, and
+//     with an odd number of 16-byte units per row the 8 rows of a matrix load's phase fall
+//     in 8 different bank groups. A tile is loaded with the layout of its stage (coopLoadT
+//     for rows along m of A or along n of B, coopLoad for rows along k). (Staged k-major
+//     whatever the layout, a quad of row-major A went to four rows: four 16-bit stores, each
+//     4-way bank-conflicted, that the driver cannot merge; adjacent, they can become one
+//     8-byte store where the indices are not clamped, see COOPGEMM_WGSL_COOPMAT_CHECKS.)
+//   * The K steps of a stage (TILE_K / COOP: 1, 2 or 4) are written out, not looped over, so
+//     every coop load of a stage has a constant offset and the driver can schedule the
+//     loads of one step under the multiplies of the previous one.
+
 // Epilogue: each subgroup writes one accumulator at a time into its own COOP x COOP scratch
 // in workgroup memory (coopStoreT), and its lanes walk the scratch: value = alpha * sum +
 // beta * C (C not read when beta == 0), + bias, activation (apply_epilogue), then store_c,
 // with bounds checks, in any layout of C (c_row_stride / c_col_stride).
 
-// Rows and columns of C per workgroup, and K depth per stage (a multiple of COOP and of 4).
+// Rows and columns of C per workgroup, and K depth per stage (COOP, 2 * COOP or 4 * COOP, and a
+// multiple of 4).
 override TILE_M: u32 = 64u;
 override TILE_N: u32 = 64u;
 override TILE_K: u32 = 32u;
@@ -55,11 +67,14 @@ override B_K_CONTIGUOUS: bool = false;
 // Read by wgsl/staging.wgsl; this kernel always compiles the layout in.
 override LAYOUT_AT_RUNTIME: bool = false;
 
-// One k-row of a stage, padded.
-override A_STRIDE: u32 = TILE_M + STAGE_PAD;
-override B_STRIDE: u32 = TILE_N + STAGE_PAD;
-var<workgroup> a_stages: array<AB, 2u * TILE_K * A_STRIDE>;
-var<workgroup> b_stages: array<AB, 2u * TILE_K * B_STRIDE>;
+// Elements of one staged row (padded by STAGE_PAD), and of one stage (the larger of the two
+// layouts, so that the host computes the workgroup memory without knowing the layout).
+override A_ROW: u32 = select(TILE_M, TILE_K, A_K_CONTIGUOUS) + STAGE_PAD;
+override B_ROW: u32 = select(TILE_N, TILE_K, B_K_CONTIGUOUS) + STAGE_PAD;
+override A_STAGE: u32 = max(TILE_M * (TILE_K + STAGE_PAD), TILE_K * (TILE_M + STAGE_PAD));
+override B_STAGE: u32 = max(TILE_N * (TILE_K + STAGE_PAD), TILE_K * (TILE_N + STAGE_PAD));
+var<workgroup> a_stages: array<AB, 2u * A_STAGE>;
+var<workgroup> b_stages: array<AB, 2u * B_STAGE>;
 // One COOP x COOP accumulator per subgroup, for the epilogue.
 var<workgroup> scratch: array<Acc, WORKGROUP_SIZE / SUBGROUP_SIZE * COOP * COOP>;
 
@@ -71,22 +86,26 @@ fn store_element(is_a: bool, at: u32, value: AB) {
     }
 }
 
-// Writes the invocation's `p`-th quad into stage `stage`, k-major: four consecutive
-// elements of a k-row when the quad runs along the outer dimension, one element in each of
-// four k-rows when it runs along k (nothing for quads past the slice).
+// Writes the invocation's `p`-th quad into stage `stage`: four adjacent elements of one
+// staged row (nothing for quads past the slice).
 fn store_quad(is_a: bool, stage: u32, local_index: u32, p: u32, stored: Quad) {
     if (local_index + p * WORKGROUP_SIZE >= slice_quads(is_a)) {
         return;
     }
     let quad = vec4<AB>(decode_quad(stored));
     let position = quad_position(is_a, local_index, p);
-    let stride = select(B_STRIDE, A_STRIDE, is_a);
-    let at = (stage * TILE_K + position.y) * stride + position.x;
-    let step = select(1u, stride, is_k_contiguous(is_a));
+    // (outer, k) -> (row, first element of the row) of the staged layout.
+    var row = position.y;
+    var first = position.x;
+    if (is_k_contiguous(is_a)) {
+        row = position.x;
+        first = position.y;
+    }
+    let at = stage * select(B_STAGE, A_STAGE, is_a) + row * select(B_ROW, A_ROW, is_a) + first;
     store_element(is_a, at, quad.x);
-    store_element(is_a, at + step, quad.y);
-    store_element(is_a, at + 2u * step, quad.z);
-    store_element(is_a, at + 3u * step, quad.w);
+    store_element(is_a, at + 1u, quad.y);
+    store_element(is_a, at + 2u, quad.z);
+    store_element(is_a, at + 3u, quad.w);
 }
 
 // Writes the registers of load_slice into stage `stage` of workgroup memory.
@@ -97,14 +116,22 @@ fn store_slice(is_a: bool, stage: u32, local_index: u32, staged: Staged) {
     store_quad(is_a, stage, local_index, 3u, staged.part3);
 }
 
-// The A tile of rows tile_row.. (in the workgroup tile) and k-rows k_row.. of the stages.
-fn load_a_tile(k_row: u32, tile_row: u32) -> CoopA {
-    return coopLoad<CoopA>(&a_stages[k_row * A_STRIDE + tile_row], A_STRIDE);
+// The A tile of rows tile_row.. (in the workgroup tile) and k = kk.. of stage `stage`.
+fn load_a_tile(stage: u32, kk: u32, tile_row: u32) -> CoopA {
+    let base = stage * A_STAGE;
+    if (A_K_CONTIGUOUS) {
+        return coopLoadT<CoopA>(&a_stages[base + tile_row * A_ROW + kk], A_ROW);
+    }
+    return coopLoad<CoopA>(&a_stages[base + kk * A_ROW + tile_row], A_ROW);
 }
 
-// The B tile of k-rows k_row.. and columns tile_col.. (in the workgroup tile).
-fn load_b_tile(k_row: u32, tile_col: u32) -> CoopB {
-    return coopLoadT<CoopB>(&b_stages[k_row * B_STRIDE + tile_col], B_STRIDE);
+// The B tile of k = kk.. and columns tile_col.. (in the workgroup tile) of stage `stage`.
+fn load_b_tile(stage: u32, kk: u32, tile_col: u32) -> CoopB {
+    let base = stage * B_STAGE;
+    if (B_K_CONTIGUOUS) {
+        return coopLoad<CoopB>(&b_stages[base + tile_col * B_ROW + kk], B_ROW);
+    }
+    return coopLoadT<CoopB>(&b_stages[base + kk * B_ROW + tile_col], B_ROW);
 }
 
 // Writes one accumulator tile, whose first element is (first_row, first_col) of C, through
@@ -130,6 +157,84 @@ fn store_tile(tile: CoopC, subgroup: u32, lane: u32, batch: u32, first_row: u32,
     workgroupBarrier();
 }
 
+// Accumulators, named by (tile row, tile column); those past TILES_M x TILES_N fold away.
+// Module-scope so that multiply_step can reach them by name (no register array is indexed);
+// private variables start at zero.
+var<private> acc00: CoopC;
+var<private> acc01: CoopC;
+var<private> acc02: CoopC;
+var<private> acc03: CoopC;
+var<private> acc10: CoopC;
+var<private> acc11: CoopC;
+var<private> acc12: CoopC;
+var<private> acc13: CoopC;
+var<private> acc20: CoopC;
+var<private> acc21: CoopC;
+var<private> acc22: CoopC;
+var<private> acc23: CoopC;
+var<private> acc30: CoopC;
+var<private> acc31: CoopC;
+var<private> acc32: CoopC;
+var<private> acc33: CoopC;
+
+// One K step (k = kk.. of stage `stage`) of the subgroup whose tiles start at (sub_row,
+// sub_col) of the workgroup tile: TILES_N B tiles, TILES_M A tiles, TILES_M x TILES_N
+// multiply-adds.
+fn multiply_step(stage: u32, kk: u32, sub_row: u32, sub_col: u32) {
+    // Every branch below depends on override constants only: uniform everywhere.
+    let b0 = load_b_tile(stage, kk, sub_col);
+    var b1 = CoopB();
+    var b2 = CoopB();
+    var b3 = CoopB();
+    if (TILES_N > 1u) {
+        b1 = load_b_tile(stage, kk, sub_col + COOP);
+    }
+    if (TILES_N > 2u) {
+        b2 = load_b_tile(stage, kk, sub_col + 2u * COOP);
+        b3 = load_b_tile(stage, kk, sub_col + 3u * COOP);
+    }
+    let a0 = load_a_tile(stage, kk, sub_row);
+    acc00 = coopMultiplyAdd(a0, b0, acc00);
+    if (TILES_N > 1u) {
+        acc01 = coopMultiplyAdd(a0, b1, acc01);
+    }
+    if (TILES_N > 2u) {
+        acc02 = coopMultiplyAdd(a0, b2, acc02);
+        acc03 = coopMultiplyAdd(a0, b3, acc03);
+    }
+    if (TILES_M > 1u) {
+        let a1 = load_a_tile(stage, kk, sub_row + COOP);
+        acc10 = coopMultiplyAdd(a1, b0, acc10);
+        if (TILES_N > 1u) {
+            acc11 = coopMultiplyAdd(a1, b1, acc11);
+        }
+        if (TILES_N > 2u) {
+            acc12 = coopMultiplyAdd(a1, b2, acc12);
+            acc13 = coopMultiplyAdd(a1, b3, acc13);
+        }
+    }
+    if (TILES_M > 2u) {
+        let a2 = load_a_tile(stage, kk, sub_row + 2u * COOP);
+        acc20 = coopMultiplyAdd(a2, b0, acc20);
+        if (TILES_N > 1u) {
+            acc21 = coopMultiplyAdd(a2, b1, acc21);
+        }
+        if (TILES_N > 2u) {
+            acc22 = coopMultiplyAdd(a2, b2, acc22);
+            acc23 = coopMultiplyAdd(a2, b3, acc23);
+        }
+        let a3 = load_a_tile(stage, kk, sub_row + 3u * COOP);
+        acc30 = coopMultiplyAdd(a3, b0, acc30);
+        if (TILES_N > 1u) {
+            acc31 = coopMultiplyAdd(a3, b1, acc31);
+        }
+        if (TILES_N > 2u) {
+            acc32 = coopMultiplyAdd(a3, b2, acc32);
+            acc33 = coopMultiplyAdd(a3, b3, acc33);
+        }
+    }
+}
+
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(
     @builtin(workgroup_id) workgroup: vec3<u32>,
@@ -143,24 +248,6 @@ fn main(
     // The subgroup's first row and column inside the workgroup tile.
     let sub_row = (subgroup / SUBGROUPS_N) * TILES_M * COOP;
     let sub_col = (subgroup % SUBGROUPS_N) * TILES_N * COOP;
-
-    // Accumulators, named by (tile row, tile column); those past TILES_M x TILES_N fold away.
-    var acc00 = CoopC();
-    var acc01 = CoopC();
-    var acc02 = CoopC();
-    var acc03 = CoopC();
-    var acc10 = CoopC();
-    var acc11 = CoopC();
-    var acc12 = CoopC();
-    var acc13 = CoopC();
-    var acc20 = CoopC();
-    var acc21 = CoopC();
-    var acc22 = CoopC();
-    var acc23 = CoopC();
-    var acc30 = CoopC();
-    var acc31 = CoopC();
-    var acc32 = CoopC();
-    var acc33 = CoopC();
 
     let a_tile_first = params.a_first + batch * params.a_batch_stride + row0 * params.a_outer_stride;
     let b_tile_first = params.b_first + batch * params.b_batch_stride + workgroup.x * params.b_tile_stride;
@@ -178,60 +265,14 @@ fn main(
         // touching memory), held in registers while this one is multiplied.
         let staged_a = load_slice(true, a_tile_first, row0, (slice + 1u) * TILE_K, local_index);
         let staged_b = load_slice(false, b_tile_first, col0, (slice + 1u) * TILE_K, local_index);
-        for (var kk = 0u; kk < TILE_K; kk += COOP) {
-            let k_row = stage * TILE_K + kk;
-            // Every branch below depends on override constants only: uniform everywhere.
-            let b0 = load_b_tile(k_row, sub_col);
-            var b1 = CoopB();
-            var b2 = CoopB();
-            var b3 = CoopB();
-            if (TILES_N > 1u) {
-                b1 = load_b_tile(k_row, sub_col + COOP);
-            }
-            if (TILES_N > 2u) {
-                b2 = load_b_tile(k_row, sub_col + 2u * COOP);
-                b3 = load_b_tile(k_row, sub_col + 3u * COOP);
-            }
-            let a0 = load_a_tile(k_row, sub_row);
-            acc00 = coopMultiplyAdd(a0, b0, acc00);
-            if (TILES_N > 1u) {
-                acc01 = coopMultiplyAdd(a0, b1, acc01);
-            }
-            if (TILES_N > 2u) {
-                acc02 = coopMultiplyAdd(a0, b2, acc02);
-                acc03 = coopMultiplyAdd(a0, b3, acc03);
-            }
-            if (TILES_M > 1u) {
-                let a1 = load_a_tile(k_row, sub_row + COOP);
-                acc10 = coopMultiplyAdd(a1, b0, acc10);
-                if (TILES_N > 1u) {
-                    acc11 = coopMultiplyAdd(a1, b1, acc11);
-                }
-                if (TILES_N > 2u) {
-                    acc12 = coopMultiplyAdd(a1, b2, acc12);
-                    acc13 = coopMultiplyAdd(a1, b3, acc13);
-                }
-            }
-            if (TILES_M > 2u) {
-                let a2 = load_a_tile(k_row, sub_row + 2u * COOP);
-                acc20 = coopMultiplyAdd(a2, b0, acc20);
-                if (TILES_N > 1u) {
-                    acc21 = coopMultiplyAdd(a2, b1, acc21);
-                }
-                if (TILES_N > 2u) {
-                    acc22 = coopMultiplyAdd(a2, b2, acc22);
-                    acc23 = coopMultiplyAdd(a2, b3, acc23);
-                }
-                let a3 = load_a_tile(k_row, sub_row + 3u * COOP);
-                acc30 = coopMultiplyAdd(a3, b0, acc30);
-                if (TILES_N > 1u) {
-                    acc31 = coopMultiplyAdd(a3, b1, acc31);
-                }
-                if (TILES_N > 2u) {
-                    acc32 = coopMultiplyAdd(a3, b2, acc32);
-                    acc33 = coopMultiplyAdd(a3, b3, acc33);
-                }
-            }
+        // The K steps of the stage, written out (TILE_K / COOP is 1, 2 or 4).
+        multiply_step(stage, 0u, sub_row, sub_col);
+        if (TILE_K > COOP) {
+            multiply_step(stage, COOP, sub_row, sub_col);
+        }
+        if (TILE_K > 2u * COOP) {
+            multiply_step(stage, 2u * COOP, sub_row, sub_col);
+            multiply_step(stage, 3u * COOP, sub_row, sub_col);
         }
         if (has_next) {
             store_slice(true, 1u - stage, local_index, staged_a);

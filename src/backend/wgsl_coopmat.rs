@@ -251,12 +251,15 @@ impl WgslCoopConfig {
         self.subgroups() * subgroup_size
     }
 
-    /// Bytes of workgroup memory for `types`: two padded stages of A and B, and one
-    /// accumulator of scratch per subgroup.
+    /// Bytes of workgroup memory for `types`: two padded stages of A and B (each the larger
+    /// of its two layouts: rows of `tile_k` or rows along m or n, plus 16 bytes each), and
+    /// one accumulator of scratch per subgroup.
     pub fn workgroup_memory_bytes(&self, types: GemmTypes) -> u32 {
         let input = types.input.size_bytes() as u32;
         let pad = 16 / input;
-        let stages = 2 * self.tile_k * ((self.tile_m + pad) + (self.tile_n + pad)) * input;
+        let k = self.tile_k;
+        let stage = |outer: u32| (outer * (k + pad)).max(k * (outer + pad));
+        let stages = 2 * (stage(self.tile_m) + stage(self.tile_n)) * input;
         let scratch =
             self.subgroups() * self.coop * self.coop * types.accumulate.size_bytes() as u32;
         stages + scratch
@@ -288,12 +291,14 @@ impl WgslCoopConfig {
                 ));
             }
         }
-        if self.tile_k == 0
-            || !self.tile_k.is_multiple_of(self.coop)
+        // The kernel writes out the K steps of a stage: 1, 2 or 4 of them.
+        if ![1, 2, 4]
+            .map(|steps| steps * self.coop)
+            .contains(&self.tile_k)
             || !self.tile_k.is_multiple_of(4)
         {
             return Err(format!(
-                "the stage depth {} is not a multiple of {} and of 4",
+                "the stage depth {} is not 1, 2 or 4 times {} and a multiple of 4",
                 self.tile_k, self.coop
             ));
         }
@@ -526,6 +531,8 @@ pub struct WgslCoopBackend {
     modules: Mutex<HashMap<(GemmTypes, u32, bool), wgpu::ShaderModule>>,
     pipelines: Mutex<HashMap<PipelineKey, Arc<wgpu::ComputePipeline>>>,
     forced_config: Option<WgslCoopConfig>,
+    /// wgpu's runtime checks in the module (`KernelOverrides::wgsl_coopmat_unchecked` drops them).
+    checks: crate::shader::Checks,
     /// Persisted driver cache the pipelines are built with (set by the context).
     pub(crate) pipeline_cache: Option<crate::vulkan::pipeline_cache::WgpuPipelineCache>,
     /// Stamps each pass while a GPU timing is under way (set by the context).
@@ -550,6 +557,14 @@ impl WgslCoopBackend {
                 }
             }
         });
+        // For measuring what wgpu's checks cost: they clamp every workgroup-memory index
+        // (BoundsCheckPolicy::Restrict), which keeps the driver from merging a quad's four
+        // adjacent staging stores into one, and they bound every loop.
+        let checks = if overrides.wgsl_coopmat_unchecked {
+            crate::shader::Checks::Trusted
+        } else {
+            crate::shader::Checks::Default
+        };
         let bind_group_layout = gemm_bind_group_layout(device, "coopgemm wgsl-coopmat");
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("coopgemm wgsl-coopmat"),
@@ -567,6 +582,7 @@ impl WgslCoopBackend {
             modules: Mutex::new(HashMap::new()),
             pipelines: Mutex::new(HashMap::new()),
             forced_config,
+            checks,
             pipeline_cache: None,
             timer: None,
         })
@@ -731,15 +747,12 @@ impl WgslCoopBackend {
                 backend: BackendKind::WgslCoopmat,
                 reason: format!("no WGSL coopmat kernel for {types} on {coop}x{coop} tiles"),
             })?;
-        // With wgpu's runtime checks (unlike the SIMT kernel): the experimental cooperative
-        // matrix path is new in wgpu and naga, and on the H100 the checks cost nothing
-        // measurable (4096³ f16: 33.7 TFLOP/s without them, 33.8 with).
-        let module = crate::shader::wgsl_module(
-            &self.device,
-            "coopgemm wgsl-coopmat",
-            &source,
-            crate::shader::Checks::Default,
-        );
+        // With wgpu's runtime checks by default (unlike the SIMT kernel): the experimental
+        // cooperative matrix path is new in wgpu and naga. With k-major staging the checks
+        // cost nothing measurable on the H100 (4096³ f16: 33.7 TFLOP/s without them, 33.8
+        // with); COOPGEMM_WGSL_COOPMAT_CHECKS=0 measures them again.
+        let module =
+            crate::shader::wgsl_module(&self.device, "coopgemm wgsl-coopmat", &source, self.checks);
         modules.insert((types, coop, vector_loads), module.clone());
         Ok(module)
     }
@@ -1111,6 +1124,7 @@ mod tests {
             "c16-64x64-w2x2",
             "c16-64x64x32-2x2",
             "c16-64x64x24-w2x2",
+            "c16-64x64x48-w2x2",
             "c16-48x64x32-w2x2",
             "c16-64x64x32-w0x2",
             "c16-192x64x32-w2x2",

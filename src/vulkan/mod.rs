@@ -112,7 +112,8 @@ pub struct EnabledFeatures {
 
 /// Creates the SIMT kernel's shader module without wgpu's runtime bounds checks.
 ///
-/// Only for `wgsl/gemm_simt.wgsl`, whose every index is in bounds by construction: its
+/// Only for `wgsl/gemm_simt.wgsl` (and, on request, `wgsl/gemm_coopmat.wgsl`, which shares
+/// its staging and epilogue), whose every index is in bounds by construction: its
 /// workgroup-memory indices are below the arrays' sizes for every configuration that passes
 /// `SimtConfig::check`, and every storage-buffer access is guarded by the kernel's own
 /// `row < m`, `col < n`, `k < K` tests, for which [`crate::BindingPlan`] has checked that the
@@ -121,8 +122,11 @@ pub(crate) fn trusted_shader_module(
     device: &wgpu::Device,
     descriptor: wgpu::ShaderModuleDescriptor<'_>,
 ) -> wgpu::ShaderModule {
-    // SAFETY: see above; the module is the SIMT kernel only (the sole caller), whose loops
-    // are bounded by uniform values (k / TILE_K slices, constant tile loops).
+    // SAFETY: see above; the module is the SIMT kernel, or the WGSL cooperative-matrix
+    // kernel when COOPGEMM_WGSL_COOPMAT_CHECKS=0 asks for it (the same staging and epilogue
+    // guards; coop loads and stores stay inside the stages and scratch for every
+    // configuration that passes `WgslCoopConfig::check`), whose loops are bounded by uniform
+    // values (k / TILE_K slices, constant tile loops).
     unsafe {
         device.create_shader_module_trusted(descriptor, wgpu::ShaderRuntimeChecks::unchecked())
     }

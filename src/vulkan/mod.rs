@@ -110,21 +110,21 @@ pub struct EnabledFeatures {
     pub unchecked_pipelines: bool,
 }
 
-/// Creates the SIMT kernel's shader module without wgpu's runtime bounds checks.
+/// Creates a WGSL GEMM kernel's shader module without wgpu's runtime bounds checks.
 ///
-/// Only for `wgsl/gemm_simt.wgsl` (and, on request, `wgsl/gemm_coopmat.wgsl`, which shares
-/// its staging and epilogue), whose every index is in bounds by construction: its
-/// workgroup-memory indices are below the arrays' sizes for every configuration that passes
-/// `SimtConfig::check`, and every storage-buffer access is guarded by the kernel's own
+/// Only for `wgsl/gemm_simt.wgsl` and `wgsl/gemm_coopmat.wgsl` (which shares its staging and
+/// epilogue), whose every index is in bounds by construction: their workgroup-memory indices
+/// (cooperative-matrix loads and stores included) are below the arrays' sizes for every
+/// configuration that passes `SimtConfig::check` / `WgslCoopConfig::check`, and every
+/// storage-buffer access is guarded by the kernel's own
 /// `row < m`, `col < n`, `k < K` tests, for which [`crate::BindingPlan`] has checked that the
 /// element lies inside the bound range.
 pub(crate) fn trusted_shader_module(
     device: &wgpu::Device,
     descriptor: wgpu::ShaderModuleDescriptor<'_>,
 ) -> wgpu::ShaderModule {
-    // SAFETY: see above; the module is the SIMT kernel, or the WGSL cooperative-matrix
-    // kernel when COOPGEMM_WGSL_COOPMAT_CHECKS=0 asks for it (the same staging and epilogue
-    // guards; coop loads and stores stay inside the stages and scratch for every
+    // SAFETY: see above; the module is the SIMT kernel or the WGSL cooperative-matrix
+    // kernel (the same staging and epilogue guards, checked by tests/guard.rs; coop loads and stores stay inside the stages and scratch for every
     // configuration that passes `WgslCoopConfig::check`), whose loops are bounded by uniform
     // values (k / TILE_K slices, constant tile loops).
     unsafe {

@@ -169,27 +169,35 @@ fn the_cache_can_be_turned_off() {
     run_gemms(&context, 5);
 }
 
+/// A SIMT-only context caching in `dir`, tuning as `autotune` says, with time enough to
+/// time every candidate.
+fn open_tuning_on_simt(dir: &Path, autotune: coopgemm::AutotuneChoice) -> Context {
+    let options = ContextOptions {
+        disk_cache: DiskCache::Dir(dir.to_path_buf()),
+        autotune,
+        tuning_time_limit: std::time::Duration::from_secs(60),
+        backend: BackendChoice::Force(BackendKind::Simt),
+        ..common::test_options()
+    };
+    pollster::block_on(Context::with_options(options))
+        .expect("a GPU or CPU Vulkan adapter (install mesa-vulkan-drivers)")
+}
+
+/// B in panels of 64 leaves only the SIMT configurations 64 columns wide: few pipelines.
+fn panel_gemm() -> Gemm {
+    Gemm::new(70, 100, 40).b(coopgemm::MatrixLayout {
+        order: coopgemm::Order::ColumnPanels { width: 64 },
+        ..Default::default()
+    })
+}
+
 /// Autotuning times the candidates of a new shape class once, uses the fastest, writes it to
 /// the cache directory, and a later context reads it back instead of tuning again.
 #[test]
 fn autotune_remembers_the_winner_across_contexts() {
     let dir = temp_dir("autotune");
-    let options = || ContextOptions {
-        disk_cache: DiskCache::Dir(dir.clone()),
-        autotune: coopgemm::AutotuneChoice::OnFirstUse,
-        tuning_time_limit: std::time::Duration::from_secs(60),
-        backend: BackendChoice::Force(BackendKind::Simt),
-        ..common::test_options()
-    };
-    let open = || {
-        pollster::block_on(Context::with_options(options()))
-            .expect("a GPU or CPU Vulkan adapter (install mesa-vulkan-drivers)")
-    };
-    // B in panels of 64 leaves only the SIMT configurations 64 columns wide: few pipelines.
-    let gemm = Gemm::new(70, 100, 40).b(coopgemm::MatrixLayout {
-        order: coopgemm::Order::ColumnPanels { width: 64 },
-        ..Default::default()
-    });
+    let open = || open_tuning_on_simt(&dir, coopgemm::AutotuneChoice::OnFirstUse);
+    let gemm = panel_gemm();
     let is_candidate = |config: &str| config.split('x').nth(1) == Some("64");
     let context = open();
     let winner = context.prepare(&gemm).unwrap().config;
@@ -245,22 +253,8 @@ fn autotune_remembers_the_winner_across_contexts() {
 #[test]
 fn tuning_happens_only_on_request() {
     let dir = temp_dir("tune-on-request");
-    let options = || ContextOptions {
-        disk_cache: DiskCache::Dir(dir.clone()),
-        autotune: coopgemm::AutotuneChoice::Auto,
-        tuning_time_limit: std::time::Duration::from_secs(60),
-        backend: BackendChoice::Force(BackendKind::Simt),
-        ..common::test_options()
-    };
-    let open = || {
-        pollster::block_on(Context::with_options(options()))
-            .expect("a GPU or CPU Vulkan adapter (install mesa-vulkan-drivers)")
-    };
-    // B in panels of 64 leaves only the SIMT configurations 64 columns wide: few pipelines.
-    let gemm = Gemm::new(70, 100, 40).b(coopgemm::MatrixLayout {
-        order: coopgemm::Order::ColumnPanels { width: 64 },
-        ..Default::default()
-    });
+    let open = || open_tuning_on_simt(&dir, coopgemm::AutotuneChoice::Auto);
+    let gemm = panel_gemm();
     let context = open();
     let heuristic = context.prepare(&gemm).unwrap().config;
     common::check::<f32, f32>(&context, &gemm, 8).unwrap();

@@ -123,10 +123,9 @@ pub(crate) fn trusted_shader_module(
     device: &wgpu::Device,
     descriptor: wgpu::ShaderModuleDescriptor<'_>,
 ) -> wgpu::ShaderModule {
-    // SAFETY: see above; the module is the SIMT kernel or the WGSL cooperative-matrix
-    // kernel (the same staging and epilogue guards, checked by tests/guard.rs; coop loads and stores stay inside the stages and scratch for every
-    // configuration that passes `WgslCoopConfig::check`), whose loops are bounded by uniform
-    // values (k / TILE_K slices, constant tile loops).
+    // SAFETY: see above; the module is one of those two kernels (the only callers, both
+    // checked by tests/guard.rs), whose loops are bounded by uniform values (k / TILE_K
+    // slices, constant tile loops).
     unsafe {
         device.create_shader_module_trusted(descriptor, wgpu::ShaderRuntimeChecks::unchecked())
     }

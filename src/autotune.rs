@@ -30,6 +30,7 @@ use crate::backend::{Backend, BackendKind, Target};
 use crate::bindings::GemmBuffers;
 use crate::disk_cache::{CacheFile, CacheStore};
 use crate::error::Result;
+use crate::options::AutotuneChoice;
 use crate::problem::{Order, ResolvedGemm};
 
 /// Scratch bytes (A, B, C and bias together) above which a class is not tuned.
@@ -43,27 +44,6 @@ const TUNING_BATCH_SECONDS: f64 = 0.002;
 /// f16 class on the H100 once kept a candidate twice as slow as the best (7.3 vs 3.8 ms).
 const MIN_TUNING_BATCH: usize = 3;
 
-/// When GEMMs are autotuned.
-///
-/// ```
-/// use coopgemm::AutotuneChoice;
-/// assert_eq!(AutotuneChoice::default(), AutotuneChoice::Auto);
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum AutotuneChoice {
-    /// No GEMM waits for tuning: each runs with its class's winner where one is known (found
-    /// by [`Context::tune`](crate::Context::tune) in this process, or read from the disk
-    /// cache), else with the backend's heuristic choice. `COOPGEMM_AUTOTUNE=0|1` overrides
-    /// it (as `Off` / `OnFirstUse`).
-    #[default]
-    Auto,
-    /// The first GEMM of each new shape class tunes it before running (blocking for up to
-    /// the context's tuning time limit): for benchmarks and batch jobs.
-    OnFirstUse,
-    /// Never tune and ignore remembered winners: the backends' heuristics choose.
-    Off,
-}
-
 /// What the tuner does, after the environment is taken into account.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum TuningPolicy {
@@ -75,15 +55,15 @@ pub(crate) enum TuningPolicy {
     OnFirstUse,
 }
 
-impl AutotuneChoice {
-    /// The policy this choice means here. On wasm32 nothing is ever
-    /// tuned: tuning times candidates on the host clock and waits for the GPU, neither of
-    /// which the browser's thread may do.
-    pub(crate) fn policy(self) -> TuningPolicy {
+impl TuningPolicy {
+    /// The policy `choice` means here. On wasm32 nothing is ever tuned: tuning times
+    /// candidates on the host clock and waits for the GPU, neither of which the browser's
+    /// thread may do.
+    pub(crate) fn for_choice(choice: AutotuneChoice) -> TuningPolicy {
         if cfg!(target_arch = "wasm32") {
             return TuningPolicy::Never;
         }
-        match self {
+        match choice {
             AutotuneChoice::OnFirstUse => TuningPolicy::OnFirstUse,
             AutotuneChoice::Off => TuningPolicy::Never,
             AutotuneChoice::Auto => TuningPolicy::OnRequest,

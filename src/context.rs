@@ -11,10 +11,11 @@ use crate::backend::{Backend, BackendKind, KernelInfo, Target};
 use crate::bindings::GemmBuffers;
 use crate::error::{Error, Result};
 pub use crate::options::ContextOptions;
+use crate::options::{BackendChoice, SplitKChoice};
 use crate::packing::PackKernel;
 use crate::problem::{Gemm, ResolvedGemm};
-use crate::selection::{BackendChoice, Selection, SelectionPolicy};
-use crate::split_k::{SplitK, SplitKChoice, SplitKernels};
+use crate::selection::{Selection, SelectionPolicy};
+use crate::split_k::{SplitK, SplitKernels};
 use crate::timing::{self, GpuTimer};
 use crate::vulkan;
 use crate::vulkan::device::EnabledFeatures;
@@ -332,7 +333,7 @@ impl Context {
         let mut split_kernels = SplitKernels::new(&device);
         split_kernels.timer = timer.clone();
         let tuner = Tuner::new(
-            options.autotune.policy(),
+            crate::autotune::TuningPolicy::for_choice(options.autotune),
             options.tuning_time_limit,
             store.as_ref(),
         );

@@ -16,62 +16,11 @@
 //! - How: written to a temporary file and renamed over the old one, so readers see a whole
 //!   file or none. Failing to read or write only logs; it never fails a GEMM.
 
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
-/// Where [`Context`](crate::Context) keeps compiled pipelines between processes
-/// ([`ContextOptions::disk_cache`](crate::ContextOptions::disk_cache)).
-///
-/// `COOPGEMM_CACHE=0` in the environment makes `Off` the default of
-/// [`ContextOptions::disk_cache`](crate::ContextOptions::disk_cache).
-///
-/// ```
-/// use coopgemm::{ContextOptions, DiskCache};
-/// // Tests and tools that want a cache of their own:
-/// let dir = std::env::temp_dir().join("my-coopgemm-cache");
-/// let options = ContextOptions { disk_cache: DiskCache::Dir(dir.clone()), ..Default::default() };
-/// assert_eq!(options.disk_cache.directory(), Some(dir));
-/// assert_eq!(DiskCache::Off.directory(), None);
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub enum DiskCache {
-    /// `$COOPGEMM_CACHE_DIR`, else `$XDG_CACHE_HOME/coopgemm`, else `$HOME/.cache/coopgemm`.
-    #[default]
-    Default,
-    /// This directory (created when the first cache is written).
-    Dir(PathBuf),
-    /// No persisted cache: every process builds its pipelines from scratch.
-    Off,
-}
-
-impl DiskCache {
-    /// The directory cache files go to, or `None` when the cache is off (this variant, or
-    /// no variable names a default location).
-    pub fn directory(&self) -> Option<PathBuf> {
-        resolve_directory(self, crate::options::location_variable)
-    }
-}
-
-/// [`DiskCache::directory`] with the environment read through `var`.
-fn resolve_directory(
-    setting: &DiskCache,
-    var: impl Fn(&str) -> Option<OsString>,
-) -> Option<PathBuf> {
-    let non_empty = |name: &str| {
-        var(name)
-            .filter(|value| !value.is_empty())
-            .map(PathBuf::from)
-    };
-    match setting {
-        DiskCache::Off => None,
-        DiskCache::Dir(dir) => Some(dir.clone()),
-        DiskCache::Default => non_empty("COOPGEMM_CACHE_DIR")
-            .or_else(|| non_empty("XDG_CACHE_HOME").map(|dir| dir.join("coopgemm")))
-            .or_else(|| non_empty("HOME").map(|dir| dir.join(".cache").join("coopgemm"))),
-    }
-}
+use crate::options::DiskCache;
 
 /// 64-bit FNV-1a: the checksum of cache files and the short hash in their names.
 fn fnv1a(bytes: &[u8]) -> u64 {
@@ -333,37 +282,6 @@ mod tests {
         // Long, odd driver strings still give short, safe names.
         let long = cache_key(&info(&"x/../y ".repeat(100)));
         assert!(long.len() < 140 && !long.contains('/'), "{long}");
-    }
-
-    #[test]
-    fn directory_follows_the_documented_order() {
-        fn env<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<OsString> + 'a {
-            move |name: &str| {
-                pairs
-                    .iter()
-                    .find(|(key, _)| *key == name)
-                    .map(|(_, value)| OsString::from(value))
-            }
-        }
-        let all = [
-            ("COOPGEMM_CACHE_DIR", "/c"),
-            ("XDG_CACHE_HOME", "/x"),
-            ("HOME", "/h"),
-        ];
-        let default = DiskCache::Default;
-        assert_eq!(resolve_directory(&default, env(&all)), Some("/c".into()));
-        assert_eq!(
-            resolve_directory(&default, env(&all[1..])),
-            Some("/x/coopgemm".into())
-        );
-        assert_eq!(
-            resolve_directory(&default, env(&[("XDG_CACHE_HOME", ""), ("HOME", "/h")])),
-            Some("/h/.cache/coopgemm".into())
-        );
-        assert_eq!(resolve_directory(&default, env(&[])), None);
-        let dir = DiskCache::Dir("/mine".into());
-        assert_eq!(resolve_directory(&dir, env(&all)), Some("/mine".into()));
-        assert_eq!(resolve_directory(&DiskCache::Off, env(&all)), None);
     }
 
     #[test]

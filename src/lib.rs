@@ -63,20 +63,22 @@ mod types;
 #[allow(unsafe_code)]
 pub mod vulkan;
 
-pub use autotune::{AutotuneChoice, MAX_TUNING_BYTES};
+pub use autotune::MAX_TUNING_BYTES;
 pub use backend::{Backend, BackendKind, KernelInfo, Target};
 pub use bindings::{BindingPlan, BoundRange, GemmBuffers, MAX_ELEMENT_INDEX};
 pub use context::{BackendStatus, Context, RecordedGemm, SubmittedGemm};
-pub use disk_cache::{cache_key, DiskCache};
+pub use disk_cache::cache_key;
 pub use epilogue::{Activation, Bias, BiasAxis, Epilogue};
 pub use error::{Error, Operand, Result};
 pub use host::HOST_BUFFER_USAGES;
-pub use options::{ContextOptions, KernelOverrides};
+pub use options::{
+    AutotuneChoice, BackendChoice, ContextOptions, DiskCache, KernelOverrides, SplitKChoice,
+};
 pub use packing::{PackedB, PACK_B_WGSL};
 pub use problem::{Gemm, MatrixLayout, Order, ResolvedBias, ResolvedGemm, ResolvedMatrix};
 pub use reference::{sample_data, sample_values, Comparison, Reference, SampleData};
-pub use selection::{BackendChoice, Selection, SelectionPolicy, COOPMAT_MIN_MULTIPLY_ADDS};
-pub use split_k::{SplitK, SplitKChoice, SPLIT_K_REDUCE_WGSL};
+pub use selection::{Selection, SelectionPolicy, COOPMAT_MIN_MULTIPLY_ADDS};
+pub use split_k::{SplitK, SPLIT_K_REDUCE_WGSL};
 pub use types::{DType, Element, GemmTypes};
 
 /// The README's Rust examples, compiled as doctests so they cannot go stale.

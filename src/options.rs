@@ -8,11 +8,10 @@
 
 use std::time::Duration;
 
-use crate::autotune::AutotuneChoice;
-use crate::backend::BackendKind;
-use crate::disk_cache::DiskCache;
-use crate::selection::BackendChoice;
-use crate::split_k::SplitKChoice;
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use crate::backend::kind::BackendKind;
 
 /// How [`Context::with_options`](crate::Context::with_options) finds its adapter, which
 /// backends it may use and how they choose their kernels.
@@ -242,6 +241,37 @@ mod tests {
         })
     }
 
+    #[test]
+    fn directory_follows_the_documented_order() {
+        fn env<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<OsString> + 'a {
+            move |name: &str| {
+                pairs
+                    .iter()
+                    .find(|(key, _)| *key == name)
+                    .map(|(_, value)| OsString::from(value))
+            }
+        }
+        let all = [
+            ("COOPGEMM_CACHE_DIR", "/c"),
+            ("XDG_CACHE_HOME", "/x"),
+            ("HOME", "/h"),
+        ];
+        let default = DiskCache::Default;
+        assert_eq!(resolve_directory(&default, env(&all)), Some("/c".into()));
+        assert_eq!(
+            resolve_directory(&default, env(&all[1..])),
+            Some("/x/coopgemm".into())
+        );
+        assert_eq!(
+            resolve_directory(&default, env(&[("XDG_CACHE_HOME", ""), ("HOME", "/h")])),
+            Some("/h/.cache/coopgemm".into())
+        );
+        assert_eq!(resolve_directory(&default, env(&[])), None);
+        let dir = DiskCache::Dir("/mine".into());
+        assert_eq!(resolve_directory(&dir, env(&all)), Some("/mine".into()));
+        assert_eq!(resolve_directory(&DiskCache::Off, env(&all)), None);
+    }
+
     /// Each variable sets the default of its field; without any, the built-in defaults.
     #[test]
     fn variables_set_the_defaults_of_their_fields() {
@@ -298,5 +328,111 @@ mod tests {
             with(&[("COOPGEMM_AUTOTUNE", "0")]).autotune,
             AutotuneChoice::Off
         );
+    }
+}
+
+/// When GEMMs are autotuned.
+///
+/// ```
+/// use coopgemm::AutotuneChoice;
+/// assert_eq!(AutotuneChoice::default(), AutotuneChoice::Auto);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AutotuneChoice {
+    /// No GEMM waits for tuning: each runs with its class's winner where one is known (found
+    /// by [`Context::tune`](crate::Context::tune) in this process, or read from the disk
+    /// cache), else with the backend's heuristic choice. `COOPGEMM_AUTOTUNE=0|1` overrides
+    /// it (as `Off` / `OnFirstUse`).
+    #[default]
+    Auto,
+    /// The first GEMM of each new shape class tunes it before running (blocking for up to
+    /// the context's tuning time limit): for benchmarks and batch jobs.
+    OnFirstUse,
+    /// Never tune and ignore remembered winners: the backends' heuristics choose.
+    Off,
+}
+
+/// Whether and how far GEMMs are split along K.
+///
+/// `COOPGEMM_SPLIT_K=0` in the environment turns it off, `COOPGEMM_SPLIT_K=N` forces `N`
+/// slices; both override [`SplitKChoice::Auto`] only.
+///
+/// ```
+/// use coopgemm::SplitKChoice;
+/// assert_eq!(SplitKChoice::default(), SplitKChoice::Auto);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SplitKChoice {
+    /// Split GEMMs whose output has too few tiles for the GPU and whose K is long, on the
+    /// SIMT backend (not on CPU drivers, which have few cores to fill). The cooperative-matrix
+    /// kernels are not split automatically: on the H100 their f32 partials cost more than the
+    /// idle tensor cores (64 × 4096 × 4096 f16: 21 TFLOP/s unsplit, 9–20 split).
+    #[default]
+    Auto,
+    /// Never split.
+    Off,
+    /// Split every GEMM that can be split into this many slices (at least 2).
+    Slices(u32),
+}
+
+/// How a context picks the backend.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BackendChoice {
+    /// The fastest backend that can run each GEMM.
+    #[default]
+    Auto,
+    /// Always this backend; a GEMM it cannot run is an error, not a fallback.
+    Force(BackendKind),
+}
+
+/// Where [`Context`](crate::Context) keeps compiled pipelines between processes
+/// ([`ContextOptions::disk_cache`](crate::ContextOptions::disk_cache)).
+///
+/// `COOPGEMM_CACHE=0` in the environment makes `Off` the default of
+/// [`ContextOptions::disk_cache`](crate::ContextOptions::disk_cache).
+///
+/// ```
+/// use coopgemm::{ContextOptions, DiskCache};
+/// // Tests and tools that want a cache of their own:
+/// let dir = std::env::temp_dir().join("my-coopgemm-cache");
+/// let options = ContextOptions { disk_cache: DiskCache::Dir(dir.clone()), ..Default::default() };
+/// assert_eq!(options.disk_cache.directory(), Some(dir));
+/// assert_eq!(DiskCache::Off.directory(), None);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum DiskCache {
+    /// `$COOPGEMM_CACHE_DIR`, else `$XDG_CACHE_HOME/coopgemm`, else `$HOME/.cache/coopgemm`.
+    #[default]
+    Default,
+    /// This directory (created when the first cache is written).
+    Dir(PathBuf),
+    /// No persisted cache: every process builds its pipelines from scratch.
+    Off,
+}
+
+impl DiskCache {
+    /// The directory cache files go to, or `None` when the cache is off (this variant, or
+    /// no variable names a default location).
+    pub fn directory(&self) -> Option<PathBuf> {
+        resolve_directory(self, location_variable)
+    }
+}
+
+/// [`DiskCache::directory`] with the environment read through `var`.
+fn resolve_directory(
+    setting: &DiskCache,
+    var: impl Fn(&str) -> Option<OsString>,
+) -> Option<PathBuf> {
+    let non_empty = |name: &str| {
+        var(name)
+            .filter(|value| !value.is_empty())
+            .map(PathBuf::from)
+    };
+    match setting {
+        DiskCache::Off => None,
+        DiskCache::Dir(dir) => Some(dir.clone()),
+        DiskCache::Default => non_empty("COOPGEMM_CACHE_DIR")
+            .or_else(|| non_empty("XDG_CACHE_HOME").map(|dir| dir.join("coopgemm")))
+            .or_else(|| non_empty("HOME").map(|dir| dir.join(".cache").join("coopgemm"))),
     }
 }

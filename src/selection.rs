@@ -10,18 +10,9 @@
 
 use crate::backend::{Backend, BackendKind};
 use crate::error::{Error, Result};
+use crate::options::BackendChoice;
 use crate::problem::ResolvedGemm;
 use crate::types::GemmTypes;
-
-/// How a context picks the backend.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum BackendChoice {
-    /// The fastest backend that can run each GEMM.
-    #[default]
-    Auto,
-    /// Always this backend; a GEMM it cannot run is an error, not a fallback.
-    Force(BackendKind),
-}
 
 /// The outcome of a selection.
 ///

@@ -21,6 +21,7 @@ use crate::backend::{flat_grid, Backend, KernelInfo, Target};
 use crate::bindings::{BindingPlan, GemmBuffers};
 use crate::epilogue::Epilogue;
 use crate::error::{Error, Result};
+use crate::options::SplitKChoice;
 use crate::problem::{Gemm, MatrixLayout, ResolvedGemm};
 use crate::types::{DType, GemmTypes};
 
@@ -35,31 +36,6 @@ const TARGET_WORKGROUPS: u64 = 256;
 const MIN_SLICE_K: u32 = 1024;
 /// At most this many slices (the scratch and the reduction grow with it).
 const MAX_SLICES: u32 = 32;
-
-/// Whether and how far GEMMs are split along K.
-///
-/// `COOPGEMM_SPLIT_K=0` in the environment turns it off, `COOPGEMM_SPLIT_K=N` forces `N`
-/// slices; both override [`SplitKChoice::Auto`] only.
-///
-/// ```
-/// use coopgemm::SplitKChoice;
-/// assert_eq!(SplitKChoice::default(), SplitKChoice::Auto);
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum SplitKChoice {
-    /// Split GEMMs whose output has too few tiles for the GPU and whose K is long, on the
-    /// SIMT backend (not on CPU drivers, which have few cores to fill). The cooperative-matrix
-    /// kernels are not split automatically: on the H100 their f32 partials cost more than the
-    /// idle tensor cores (64 × 4096 × 4096 f16: 21 TFLOP/s unsplit, 9–20 split).
-    #[default]
-    Auto,
-    /// Never split.
-    Off,
-    /// Split every GEMM that can be split into this many slices (at least 2).
-    Slices(u32),
-}
-
-impl SplitKChoice {}
 
 /// How one GEMM is split: `slices` ranges of `slice_k`, then `remainder` more k (its own slice).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -216,9 +216,9 @@ fn measure<I: Element, O: Element>(
         None => (gemm, GemmBuffers::new(&a_buffer, &b_buffer, &c_buffer)),
     };
     let config = if tune {
-        context.tune(std::slice::from_ref(gemm))?.remove(0).config
+        context.tune(std::slice::from_ref(gemm))?.remove(0).to_string()
     } else {
-        context.prepare(gemm)?.config
+        context.prepare(gemm)?.to_string()
     };
     // Warm up for a while, not a fixed count, and back to back (a wait every few runs): on
     // the H100 a case timed right after two warm-up runs on fresh buffers measured up to 4x

@@ -145,7 +145,7 @@ fn first_result<I: Element, O: Element>(
     started: Instant,
 ) -> Result<Outcome, coopgemm::Error> {
     let resolved = gemm.resolve()?;
-    let kernel = context.prepare(gemm)?.config;
+    let kernel = context.prepare(gemm)?.to_string();
     steps.lap("pipeline build", clock);
     let a: Vec<I> = coopgemm::sample_values(resolved.a.required_elements() as usize, 1);
     let b: Vec<I> = coopgemm::sample_values(resolved.b.required_elements() as usize, 2);

@@ -99,7 +99,7 @@ fn run<I: Element, O: Element>(context: &Context, args: &Args) -> Result<(), coo
     let kernel = context.prepare(&gemm)?;
     println!(
         "kernel: {} (prepared in {:.1} ms)",
-        kernel.config,
+        kernel,
         started.elapsed().as_secs_f64() * 1e3
     );
     // Warm-up, then `runs` GEMMs submitted back to back and timed together, so the wall

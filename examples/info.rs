@@ -93,7 +93,7 @@ fn main() {
             Ok(selection) => {
                 let kernel = context
                     .prepare(&gemm)
-                    .map(|k| k.config)
+                    .map(|k| k.to_string())
                     .unwrap_or_else(|e| format!("({e})"));
                 println!(
                     "  {:<10} {} ({}) -> {kernel}",

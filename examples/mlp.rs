@@ -127,7 +127,7 @@ fn forward<T: Element>(
     for layer in layers {
         let buffers = GemmBuffers::new(x, &layer.weights, &layer.output).with_bias(&layer.bias);
         let recorded = context.record(&layer.packed_gemm, &buffers)?;
-        kernels.push(recorded.kernel.config);
+        kernels.push(recorded.kernel.to_string());
         command_buffers.extend(recorded.command_buffers);
         x = &layer.output;
     }

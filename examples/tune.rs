@@ -53,7 +53,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             println!(
                 "{shape:<18} {dtype:<9} {:<8} {:<48} tuned in {:.2} s",
                 kernel.backend.to_string(),
-                kernel.config,
+                kernel.to_string(),
                 started.elapsed().as_secs_f64()
             );
         }

@@ -23,15 +23,17 @@
 //!   `COOPGEMM_AUTOTUNE=0|1` (off / on first use).
 
 use std::collections::HashMap;
+use std::fmt;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use crate::backend::{Backend, BackendKind, Target};
+use crate::backend::{Backend, BackendKind, KernelConfig, Target};
 use crate::bindings::GemmBuffers;
 use crate::disk_cache::{CacheFile, CacheStore};
 use crate::error::Result;
 use crate::options::AutotuneChoice;
 use crate::problem::{Order, ResolvedGemm};
+use crate::types::GemmTypes;
 
 /// Scratch bytes (A, B, C and bias together) above which a class is not tuned.
 pub const MAX_TUNING_BYTES: u64 = 512 << 20;
@@ -77,49 +79,122 @@ pub(crate) struct Tuner {
     policy: TuningPolicy,
     /// How long tuning one class may take (candidates left untimed then are skipped).
     time_limit: Duration,
-    winners: Mutex<HashMap<String, Winner>>,
+    winners: Mutex<Winners>,
     file: Option<CacheFile>,
 }
 
-/// The fastest configuration of one class.
-#[derive(Debug, Clone)]
-struct Winner {
-    config: String,
-    /// Whether this process has seen `config` among the class's candidates. Winners read from
-    /// disk may come from a process with other overrides (`COOPGEMM_COOPMAT2=0`, forced
-    /// tiles) and are checked once, on first use; the class pins down everything else the
-    /// candidates depend on, so one check serves every GEMM of the class.
-    checked: bool,
+/// GEMMs that share a winner: types, each of m, n, k rounded up to a power of two (16 at
+/// least), batched or not, the three operand orders and whether an epilogue runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct ShapeClass {
+    types: GemmTypes,
+    size: [u32; 3],
+    batched: bool,
+    orders: [Order; 3],
+    epilogue: bool,
 }
 
-fn order_name(order: Order) -> String {
-    match order {
-        Order::RowMajor => "r".into(),
-        Order::ColumnMajor => "c".into(),
-        Order::ColumnPanels { width } => format!("p{width}"),
+impl ShapeClass {
+    pub(crate) fn of(gemm: &ResolvedGemm) -> ShapeClass {
+        let g = &gemm.gemm;
+        let bucket = |value: u32| value.max(16).next_power_of_two();
+        ShapeClass {
+            types: g.types,
+            size: [bucket(g.m), bucket(g.n), bucket(g.k)],
+            batched: g.batch > 1,
+            orders: [gemm.a.order, gemm.b.order, gemm.c.order],
+            epilogue: !g.epilogue.is_identity(),
+        }
     }
 }
 
+/// `f16|4096x4096x4096|single|rrr|plain`: the class in the disk cache's lines.
+impl fmt::Display for ShapeClass {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let [m, n, k] = self.size;
+        write!(f, "{}|{m}x{n}x{k}|", self.types.short_name())?;
+        f.write_str(if self.batched { "batched|" } else { "single|" })?;
+        for order in self.orders {
+            match order {
+                Order::RowMajor => f.write_str("r")?,
+                Order::ColumnMajor => f.write_str("c")?,
+                Order::ColumnPanels { width } => write!(f, "p{width}")?,
+            }
+        }
+        f.write_str(if self.epilogue { "|epilogue" } else { "|plain" })
+    }
+}
+
+/// What one tuning compares for a class: the configurations of one backend, or backends
+/// (each with its own configuration for the class).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Contest {
+    Configs(BackendKind),
+    Backends(Vec<BackendKind>),
+}
+
+/// A class and what was compared for it: the key of a winner.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct TuningKey {
+    contest: Contest,
+    class: ShapeClass,
+}
+
+/// `coopmat|<class>` or `backend:coopmat/wgsl-coopmat|<class>`.
+impl fmt::Display for TuningKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.contest {
+            Contest::Configs(kind) => write!(f, "{kind}|{}", self.class),
+            Contest::Backends(kinds) => {
+                let names: Vec<&str> = kinds.iter().map(|kind| kind.name()).collect();
+                write!(f, "backend:{}|{}", names.join("/"), self.class)
+            }
+        }
+    }
+}
+
+/// The fastest configuration, or backend, of one key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Winner {
+    Config(KernelConfig),
+    Backend(BackendKind),
+}
+
+impl fmt::Display for Winner {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Winner::Config(config) => config.fmt(f),
+            Winner::Backend(kind) => kind.fmt(f),
+        }
+    }
+}
+
+/// Winners this process has confirmed, and winners read from disk not yet matched to a
+/// candidate. Saved winners may come from a process with other overrides
+/// (`COOPGEMM_COOPMAT2=0`, forced tiles): each is looked up among the candidates of the first
+/// GEMM of its class that needs it, and kept typed from then on (the class pins down
+/// everything else the candidates depend on, so one check serves every GEMM of the class).
+#[derive(Debug, Default)]
+struct Winners {
+    confirmed: HashMap<TuningKey, Winner>,
+    saved: HashMap<String, String>,
+}
+
 impl Tuner {
+    /// A tuner with the winners saved in `store`'s tuning file (none if the policy is never
+    /// to tune).
     pub(crate) fn new(
         policy: TuningPolicy,
         time_limit: Duration,
         store: Option<&CacheStore>,
     ) -> Tuner {
         let file = store.map(|store| store.file("tune"));
-        let mut winners = HashMap::new();
+        let mut winners = Winners::default();
         if policy != TuningPolicy::Never {
             if let Some(payload) = file.as_ref().and_then(CacheFile::load) {
                 for line in String::from_utf8_lossy(&payload).lines() {
-                    if let Some((class, config)) = line.split_once('\t') {
-                        let config = config.to_string();
-                        winners.insert(
-                            class.to_string(),
-                            Winner {
-                                config,
-                                checked: false,
-                            },
-                        );
+                    if let Some((key, winner)) = line.split_once('\t') {
+                        winners.saved.insert(key.to_string(), winner.to_string());
                     }
                 }
             }
@@ -132,32 +207,40 @@ impl Tuner {
         }
     }
 
-    /// The class `gemm` belongs to on `backend`.
-    pub(crate) fn class(backend: &dyn Backend, gemm: &ResolvedGemm) -> String {
-        let g = &gemm.gemm;
-        let bucket = |value: u32| value.max(16).next_power_of_two();
-        format!(
-            "{}|{}|{}x{}x{}|{}|{}{}{}|{}",
-            backend.kind(),
-            g.types.short_name(),
-            bucket(g.m),
-            bucket(g.n),
-            bucket(g.k),
-            if g.batch > 1 { "batched" } else { "single" },
-            order_name(gemm.a.order),
-            order_name(gemm.b.order),
-            order_name(gemm.c.order),
-            if g.epilogue.is_identity() {
-                "plain"
-            } else {
-                "epilogue"
-            },
-        )
+    /// The winner of `key`: confirmed, or saved and accepted by `accept` (which turns the
+    /// saved text into a typed winner where it still applies).
+    fn winner(&self, key: &TuningKey, accept: impl Fn(&str) -> Option<Winner>) -> Option<Winner> {
+        let mut winners = self.winners.lock().ok()?;
+        if let Some(winner) = winners.confirmed.get(key) {
+            return Some(*winner);
+        }
+        let text = key.to_string();
+        let saved = winners.saved.get(&text)?.clone();
+        match accept(&saved) {
+            Some(winner) => {
+                winners.saved.remove(&text);
+                winners.confirmed.insert(key.clone(), winner);
+                Some(winner)
+            }
+            None => {
+                log::debug!("autotune {key}: saved winner {saved} does not apply here");
+                None
+            }
+        }
     }
 
-    /// The configuration to run `gemm` with on `backend`: a remembered winner, a new one
-    /// (timed now, where the policy tunes on first use or `requested`), or `None` for the
-    /// backend's own choice.
+    /// Whether a class without a winner is tuned now.
+    fn tunes_now(&self, requested: bool) -> bool {
+        // Never make a GEMM wait unless asked to: the heuristic runs it until someone tunes
+        // the class.
+        requested || self.policy == TuningPolicy::OnFirstUse
+    }
+
+    /// The configuration `backend` runs `gemm` with: the class's winner, tuning the class
+    /// first where it has none and tuning is `requested` (by [`Context::tune`]) or happens on
+    /// first use; `None` for the backend's heuristic.
+    ///
+    /// [`Context::tune`]: crate::Context::tune
     pub(crate) fn config_for(
         &self,
         device: &wgpu::Device,
@@ -165,53 +248,31 @@ impl Tuner {
         backend: &dyn Backend,
         gemm: &ResolvedGemm,
         requested: bool,
-    ) -> Result<Option<String>> {
+    ) -> Result<Option<KernelConfig>> {
         if self.policy == TuningPolicy::Never || gemm.is_empty() {
             return Ok(None);
         }
-        let class = Tuner::class(backend, gemm);
-        let known = self
-            .winners
-            .lock()
-            .ok()
-            .and_then(|w| w.get(&class).cloned());
-        if let Some(Winner {
-            config,
-            checked: true,
-        }) = known
-        {
+        let key = TuningKey {
+            contest: Contest::Configs(backend.kind()),
+            class: ShapeClass::of(gemm),
+        };
+        let candidates = backend.candidates(gemm);
+        let saved_candidate = |name: &str| {
+            candidates
+                .iter()
+                .find(|config| config.to_string() == name)
+                .map(|config| Winner::Config(*config))
+        };
+        if let Some(Winner::Config(config)) = self.winner(&key, saved_candidate) {
             return Ok(Some(config));
         }
-        let candidates = backend.tuning_candidates(gemm);
-        if let Some(Winner { config, .. }) = known {
-            if candidates.contains(&config) {
-                if let Ok(mut winners) = self.winners.lock() {
-                    winners.insert(
-                        class,
-                        Winner {
-                            config: config.clone(),
-                            checked: true,
-                        },
-                    );
-                }
-                return Ok(Some(config));
-            }
-            log::debug!(
-                "autotune {class}: saved winner {config} does not apply here; tuning again"
-            );
-        }
-        if candidates.len() < 2 {
-            return Ok(None);
-        }
-        if !requested && self.policy != TuningPolicy::OnFirstUse {
-            // Never make a GEMM wait: the heuristic runs it until someone tunes the class.
+        if candidates.len() < 2 || !self.tunes_now(requested) {
             return Ok(None);
         }
         // The heuristic's choice first, so that a time limit never leaves a class worse off.
-        let heuristic = backend.prepare(gemm, None)?.config;
-        let heuristic = heuristic.split('+').next().unwrap_or_default();
+        let heuristic = backend.choose(gemm)?;
         let mut candidates = candidates;
-        if let Some(index) = candidates.iter().position(|c| c == heuristic) {
+        if let Some(index) = candidates.iter().position(|c| *c == heuristic) {
             let first = candidates.remove(index);
             candidates.insert(0, first);
         }
@@ -221,66 +282,55 @@ impl Tuner {
         else {
             return Ok(None);
         };
-        let Some((winner, seconds)) = timings.iter().min_by(|a, b| a.1.total_cmp(&b.1)).cloned()
+        let Some((winner, seconds)) = timings.iter().min_by(|a, b| a.1.total_cmp(&b.1)).copied()
         else {
             return Ok(None);
         };
         log::info!(
-            "autotune {class}: {winner} ({:.3} ms; tuned {} of {} candidates in {:.2} s: {})",
+            "autotune {key}: {winner} ({:.3} ms; tuned {} of {} candidates in {:.2} s: {})",
             seconds * 1e3,
             timings.len(),
             candidates.len(),
             started.elapsed().as_secs_f64(),
             timings
                 .iter()
-                .map(|(name, s)| format!("{name} {:.3} ms", s * 1e3))
+                .map(|(config, s)| format!("{config} {:.3} ms", s * 1e3))
                 .collect::<Vec<_>>()
                 .join(", ")
         );
-        self.remember(class, winner.clone());
+        self.remember(key, Winner::Config(winner));
         Ok(Some(winner))
     }
-}
 
-impl Tuner {
-    /// Which of `backends` runs `gemm` fastest, each with its own configuration for it
-    /// (`configs`, as [`Tuner::config_for`] chose): a remembered winner of the class, or one
-    /// timed now where the policy tunes on first use or tuning is `requested` (each
-    /// backend's configuration timed as [`Tuner::config_for`] times candidates). `None`
-    /// when tuning is off, the class is not tuned yet, or the scratch would be too large.
+    /// The faster of `backends` (each running its configuration in `configs`) for `gemm`'s
+    /// class: remembered, or timed now where tuning is `requested` or happens on first use;
+    /// `None` when not known.
     pub(crate) fn backend_for(
         &self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         backends: &[&dyn Backend],
-        configs: &[String],
+        configs: &[KernelConfig],
         gemm: &ResolvedGemm,
         requested: bool,
     ) -> Result<Option<BackendKind>> {
-        let Some(first) = backends.first() else {
-            return Ok(None);
-        };
         if self.policy == TuningPolicy::Never || gemm.is_empty() || backends.len() < 2 {
             return Ok(None);
         }
-        // The backends' own class, with the backend's name replaced by the set compared.
-        let names: Vec<&str> = backends.iter().map(|b| b.kind().name()).collect();
-        let class = Tuner::class(*first, gemm).replacen(
-            first.kind().name(),
-            &format!("backend:{}", names.join("/")),
-            1,
-        );
-        let known = self
-            .winners
-            .lock()
-            .ok()
-            .and_then(|w| w.get(&class).map(|winner| winner.config.clone()));
-        if let Some(kind) = known.and_then(|name| BackendKind::parse(&name)) {
-            if names.contains(&kind.name()) {
-                return Ok(Some(kind));
-            }
+        let kinds: Vec<BackendKind> = backends.iter().map(|b| b.kind()).collect();
+        let key = TuningKey {
+            contest: Contest::Backends(kinds.clone()),
+            class: ShapeClass::of(gemm),
+        };
+        let saved_backend = |name: &str| {
+            BackendKind::parse(name)
+                .filter(|kind| kinds.contains(kind))
+                .map(Winner::Backend)
+        };
+        if let Some(Winner::Backend(kind)) = self.winner(&key, saved_backend) {
+            return Ok(Some(kind));
         }
-        if !requested && self.policy != TuningPolicy::OnFirstUse {
+        if !self.tunes_now(requested) {
             return Ok(None);
         }
         let deadline = Instant::now() + self.time_limit;
@@ -301,31 +351,34 @@ impl Tuner {
             return Ok(None);
         };
         log::info!(
-            "autotune {class}: {winner} ({})",
+            "autotune {key}: {winner} ({})",
             timings
                 .iter()
                 .map(|(kind, s)| format!("{kind} {:.3} ms", s * 1e3))
                 .collect::<Vec<_>>()
                 .join(", ")
         );
-        self.remember(class, winner.name().to_string());
+        self.remember(key, Winner::Backend(winner));
         Ok(Some(winner))
     }
 
-    /// Keeps `config` as the checked winner of `class`, in memory and in the cache file.
-    fn remember(&self, class: String, config: String) {
+    /// Keeps `winner` for `key`, in memory and in the tuning file (with the saved winners
+    /// this process has not needed).
+    fn remember(&self, key: TuningKey, winner: Winner) {
         if let Ok(mut winners) = self.winners.lock() {
-            winners.insert(
-                class,
-                Winner {
-                    config,
-                    checked: true,
-                },
-            );
+            winners.saved.remove(&key.to_string());
+            winners.confirmed.insert(key, winner);
             if let Some(file) = &self.file {
                 let mut lines: Vec<String> = winners
+                    .confirmed
                     .iter()
-                    .map(|(class, winner)| format!("{class}\t{}", winner.config))
+                    .map(|(key, winner)| format!("{key}\t{winner}"))
+                    .chain(
+                        winners
+                            .saved
+                            .iter()
+                            .map(|(key, winner)| format!("{key}\t{winner}")),
+                    )
                     .collect();
                 lines.sort();
                 file.save(lines.join("\n").as_bytes());
@@ -342,9 +395,9 @@ fn time_candidates(
     queue: &wgpu::Queue,
     backend: &dyn Backend,
     gemm: &ResolvedGemm,
-    candidates: &[String],
+    candidates: &[KernelConfig],
     deadline: Instant,
-) -> Result<Option<Vec<(String, f64)>>> {
+) -> Result<Option<Vec<(KernelConfig, f64)>>> {
     let types = gemm.gemm.types;
     let bytes =
         |elements: u64, element_bytes: u64| (elements * element_bytes).div_ceil(4).max(1) * 4;
@@ -375,16 +428,11 @@ fn time_candidates(
     if gemm.bias.is_some() {
         buffers.bias = Some(&scratch[3]);
     }
-    let run = |name: &str, times: usize| -> Result<f64> {
+    let run = |config: &KernelConfig, times: usize| -> Result<f64> {
         let started = Instant::now();
         for _ in 0..times {
             let mut list = Vec::new();
-            backend.record_config(
-                gemm,
-                &buffers,
-                Target::CommandBuffers(&mut list),
-                Some(name),
-            )?;
+            backend.record(gemm, &buffers, Target::CommandBuffers(&mut list), config)?;
             queue.submit(list);
         }
         device
@@ -393,15 +441,15 @@ fn time_candidates(
         Ok(started.elapsed().as_secs_f64() / times as f64)
     };
     // Warm-up: builds every pipeline and estimates a run.
-    let mut timings: Vec<(String, f64)> = Vec::new();
-    for name in candidates {
+    let mut timings: Vec<(KernelConfig, f64)> = Vec::new();
+    for config in candidates {
         if !timings.is_empty() && Instant::now() > deadline {
-            log::debug!("autotune: time limit reached; {name} and later candidates skipped");
+            log::debug!("autotune: time limit reached; {config} and later candidates skipped");
             break;
         }
-        match run(name, 1) {
-            Ok(seconds) => timings.push((name.clone(), seconds)),
-            Err(error) => log::debug!("autotune: {name} skipped ({error})"),
+        match run(config, 1) {
+            Ok(seconds) => timings.push((*config, seconds)),
+            Err(error) => log::debug!("autotune: {config} skipped ({error})"),
         }
     }
     // Then rounds over all candidates (so that clock ramps and drift hit each alike), each
@@ -417,8 +465,8 @@ fn time_candidates(
         if round > 0 && Instant::now() > deadline {
             break;
         }
-        for (name, best) in timings.iter_mut() {
-            *best = best.min(run(name, runs)?);
+        for (config, best) in timings.iter_mut() {
+            *best = best.min(run(config, runs)?);
         }
     }
     Ok(Some(timings))

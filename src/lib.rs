@@ -45,14 +45,18 @@
 
 mod autotune;
 pub mod backend;
+mod backends;
 mod bindings;
 mod context;
 mod disk_cache;
 mod epilogue;
 mod error;
+mod gpu_time;
 mod host;
+mod open;
 mod options;
 mod packing;
+mod planner;
 mod problem;
 mod reference;
 mod selection;
@@ -64,9 +68,10 @@ mod types;
 pub mod vulkan;
 
 pub use autotune::MAX_TUNING_BYTES;
-pub use backend::{Backend, BackendKind, KernelInfo, Target};
+pub use backend::{Backend, BackendKind, KernelConfig, KernelInfo, Target};
+pub use backends::BackendStatus;
 pub use bindings::{BindingPlan, BoundRange, GemmBuffers, MAX_ELEMENT_INDEX};
-pub use context::{BackendStatus, Context, RecordedGemm, SubmittedGemm};
+pub use context::{Context, RecordedGemm, SubmittedGemm};
 pub use disk_cache::cache_key;
 pub use epilogue::{Activation, Bias, BiasAxis, Epilogue};
 pub use error::{Error, Operand, Result};
@@ -75,6 +80,7 @@ pub use options::{
     AutotuneChoice, BackendChoice, ContextOptions, DiskCache, KernelOverrides, SplitKChoice,
 };
 pub use packing::{PackedB, PACK_B_WGSL};
+pub use planner::Plan;
 pub use problem::{Gemm, MatrixLayout, Order, ResolvedBias, ResolvedGemm, ResolvedMatrix};
 pub use reference::{sample_data, sample_values, Comparison, Reference, SampleData};
 pub use selection::{Selection, SelectionPolicy, COOPMAT_MIN_MULTIPLY_ADDS};

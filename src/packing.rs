@@ -13,9 +13,8 @@ use bytemuck::{Pod, Zeroable};
 use wgpu::util::DeviceExt;
 
 use crate::bindings::bound_range;
-use crate::context::Context;
 use crate::error::{Error, Operand, Result};
-use crate::problem::{Gemm, MatrixLayout, Order};
+use crate::problem::{Gemm, MatrixLayout, Order, ResolvedGemm};
 
 /// The WGSL of the packing kernel.
 pub const PACK_B_WGSL: &str = include_str!("../wgsl/pack_b.wgsl");
@@ -118,30 +117,17 @@ struct PackParams {
     padding: [u32; 2],
 }
 
-impl Context {
-    /// Packs the B of `gemm` (its k, n, batch, types and B layout; `b` holds it as that layout
-    /// says) into the column panels the backend that `gemm` selects reads fastest.
-    ///
-    /// A broadcast B (batch stride 0) is packed once and stays broadcast. The panels are as
-    /// wide as the tile of the configuration chosen for `gemm`; GEMMs with other `m` may pick
-    /// a different configuration of the same width (the backends restrict themselves to it).
-    pub fn pack_b(&self, gemm: &Gemm, b: &wgpu::Buffer) -> Result<PackedB> {
-        let resolved = gemm.resolve()?;
-        if resolved.b.order.panel_width().is_some() {
-            return Err(Error::Unsupported {
-                backend: self.select(gemm)?.backend,
-                reason: "B is already packed".into(),
-            });
-        }
-        let selection = self.select(gemm)?;
-        let width = self
-            .backend_by_kind(selection.backend)?
-            .tile(&resolved)
-            .map(|(_, width)| width)
-            .ok_or_else(|| Error::Unsupported {
-                backend: selection.backend,
-                reason: "the chosen kernel reads no column panels".into(),
-            })?;
+impl PackKernel {
+    /// Packs the B of `gemm` (`b` holds it as its layout says) into column panels `width`
+    /// wide: a new buffer, and the command buffer that fills it (none when B is empty).
+    pub(crate) fn pack(
+        &self,
+        device: &wgpu::Device,
+        resolved: &ResolvedGemm,
+        b: &wgpu::Buffer,
+        width: u32,
+    ) -> Result<(PackedB, Option<wgpu::CommandBuffer>)> {
+        let gemm = &resolved.gemm;
         let (k, n) = (gemm.k, gemm.n);
         let element_bytes = gemm.types.input.size_bytes();
         let panels = (n as u64).div_ceil(width as u64);
@@ -164,13 +150,21 @@ impl Context {
             }),
             offset: 0,
         };
-        let buffer = self.create_buffer(
-            "coopgemm packed B",
-            total_bytes,
-            wgpu::BufferUsages::STORAGE
+        let limits = device.limits();
+        if total_bytes > limits.max_buffer_size {
+            return Err(Error::BufferTooLarge {
+                bytes: total_bytes,
+                limit: limits.max_buffer_size,
+            });
+        }
+        let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("coopgemm packed B"),
+            size: total_bytes,
+            usage: wgpu::BufferUsages::STORAGE
                 | wgpu::BufferUsages::COPY_SRC
                 | wgpu::BufferUsages::COPY_DST,
-        )?;
+            mapped_at_creation: false,
+        });
         let packed = PackedB {
             buffer,
             layout,
@@ -179,9 +173,8 @@ impl Context {
             n,
         };
         if resolved.b.is_empty() {
-            return Ok(packed);
+            return Ok((packed, None));
         }
-        let limits = self.device().limits();
         let source = bound_range(&resolved.b, element_bytes, b, &limits)?;
         let words_per_batch = (matrix_bytes / 4) as u32;
         let params = PackParams {
@@ -209,49 +202,39 @@ impl Context {
             batches,
             &limits,
         )?;
-        self.scoped(|| {
-            let device = self.device();
-            let pipeline = self.pack_kernel().pipeline(device);
-            let params_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("coopgemm pack B params"),
-                contents: bytemuck::bytes_of(&params),
-                usage: wgpu::BufferUsages::UNIFORM,
-            });
-            let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        let pipeline = self.pipeline(device);
+        let params_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("coopgemm pack B params"),
+            contents: bytemuck::bytes_of(&params),
+            usage: wgpu::BufferUsages::UNIFORM,
+        });
+        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("coopgemm pack B"),
+            layout: &pipeline.get_bind_group_layout(0),
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: params_buffer.as_entire_binding(),
+                },
+                source.bind_group_entry(1, b),
+                wgpu::BindGroupEntry {
+                    binding: 2,
+                    resource: packed.buffer.as_entire_binding(),
+                },
+            ],
+        });
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("coopgemm pack B"),
+        });
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some("coopgemm pack B"),
-                layout: &pipeline.get_bind_group_layout(0),
-                entries: &[
-                    wgpu::BindGroupEntry {
-                        binding: 0,
-                        resource: params_buffer.as_entire_binding(),
-                    },
-                    source.bind_group_entry(1, b),
-                    wgpu::BindGroupEntry {
-                        binding: 2,
-                        resource: packed.buffer.as_entire_binding(),
-                    },
-                ],
+                timestamp_writes: None,
             });
-            let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("coopgemm pack B"),
-            });
-            {
-                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                    label: Some("coopgemm pack B"),
-                    timestamp_writes: None,
-                });
-                pass.set_pipeline(pipeline);
-                pass.set_bind_group(0, &bind_group, &[]);
-                pass.dispatch_workgroups(grid[0], grid[1], grid[2]);
-            }
-            self.queue().submit([encoder.finish()]);
-        })?;
-        log::debug!(
-            "packed B ({k}x{n} {}, {:?}) into {panels} panels of {width} for {}",
-            gemm.types.input,
-            resolved.b.order,
-            selection.backend
-        );
-        Ok(packed)
+            pass.set_pipeline(pipeline);
+            pass.set_bind_group(0, &bind_group, &[]);
+            pass.dispatch_workgroups(grid[0], grid[1], grid[2]);
+        }
+        Ok((packed, Some(encoder.finish())))
     }
 }

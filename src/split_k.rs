@@ -17,12 +17,12 @@ use bytemuck::{Pod, Zeroable};
 use wgpu::util::DeviceExt;
 
 use crate::backend::simt::output_snippets;
-use crate::backend::{flat_grid, Backend, KernelInfo, Target};
+use crate::backend::{flat_grid, record_wgpu, Backend, KernelConfig, Target};
 use crate::bindings::{BindingPlan, GemmBuffers};
-use crate::epilogue::Epilogue;
 use crate::error::{Error, Result};
 use crate::options::SplitKChoice;
 use crate::problem::{Gemm, MatrixLayout, ResolvedGemm};
+use crate::timing::GpuTimer;
 use crate::types::{DType, GemmTypes};
 
 /// The WGSL body of the reduction pass.
@@ -169,17 +169,17 @@ pub(crate) struct SplitKernels {
     /// H100 (512 × 4096 × 4096 f32 split in two: 1.7 ms against 0.64).
     scratch: Mutex<Option<wgpu::Buffer>>,
     /// Stamps the reduction while a GPU timing is under way (set by the context).
-    pub(crate) timer: Option<Arc<crate::timing::GpuTimer>>,
+    timer: Option<Arc<GpuTimer>>,
 }
 
 impl SplitKernels {
-    pub(crate) fn new(device: &wgpu::Device) -> SplitKernels {
+    pub(crate) fn new(device: &wgpu::Device, timer: Option<Arc<GpuTimer>>) -> SplitKernels {
         SplitKernels {
             device: device.clone(),
             limits: device.limits(),
             pipelines: Mutex::new(HashMap::new()),
             scratch: Mutex::new(None),
-            timer: None,
+            timer,
         }
     }
 
@@ -236,33 +236,32 @@ impl SplitKernels {
         Ok(pipeline)
     }
 
-    /// Builds what `gemm` split as `split` will run (partial GEMM pipelines and reduction).
+    /// Builds what `gemm` split as `split` will run: the partial GEMMs' pipelines (with
+    /// `configs`, one per partial GEMM) and the reduction.
     pub(crate) fn prepare(
         &self,
         backend: &dyn Backend,
         gemm: &ResolvedGemm,
         split: SplitK,
-    ) -> Result<KernelInfo> {
-        let mut partial = None;
-        for part in split.partial_gemms(gemm) {
-            partial = Some(backend.prepare(&part.resolve()?, None)?);
+        configs: &[KernelConfig],
+    ) -> Result<()> {
+        for (part, config) in split.partial_gemms(gemm).iter().zip(configs) {
+            backend.prepare(&part.resolve()?, config)?;
         }
-        self.pipeline(gemm.gemm.types)?;
-        Ok(info(partial, split, &gemm.gemm.epilogue, backend))
+        self.pipeline(gemm.gemm.types).map(drop)
     }
 
-    /// Records the partial GEMMs and the reduction.
-    /// `config_for` names the configuration each partial GEMM runs with (the autotuned one,
-    /// or `None` for the backend's choice).
+    /// Records the partial GEMMs (with `configs`, one per partial GEMM) and the reduction.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn record(
         &self,
         backend: &dyn Backend,
         gemm: &ResolvedGemm,
         buffers: &GemmBuffers<'_>,
         split: SplitK,
+        configs: &[KernelConfig],
         target: Target<'_>,
-        config_for: &dyn Fn(&ResolvedGemm) -> Result<Option<String>>,
-    ) -> Result<KernelInfo> {
+    ) -> Result<()> {
         // Everything about the user's buffers is checked against the real GEMM first.
         let plan = BindingPlan::new(gemm, buffers, &self.limits)?;
         let (m, n) = (gemm.gemm.m, gemm.gemm.n);
@@ -329,29 +328,26 @@ impl SplitKernels {
         };
         let partial_buffers = GemmBuffers::new(buffers.a, buffers.b, &scratch);
         let mut target = target;
-        let mut partial = None;
-        for part in split.partial_gemms(gemm) {
-            let part = part.resolve()?;
-            let config = config_for(&part)?;
-            partial = Some(backend.record_config(
-                &part,
+        let parts = split.partial_gemms(gemm);
+        if parts.len() != configs.len() {
+            return Err(Error::Pipeline(format!(
+                "{} configurations for {} partial GEMMs",
+                configs.len(),
+                parts.len()
+            )));
+        }
+        for (part, config) in parts.iter().zip(configs) {
+            backend.record(
+                &part.resolve()?,
                 &partial_buffers,
                 target.reborrow(),
-                config.as_deref(),
-            )?);
+                config,
+            )?;
         }
-        match target {
-            Target::Encoder(encoder) => encode_reduce(encoder),
-            Target::CommandBuffers(list) => {
-                let mut encoder =
-                    self.device
-                        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                            label: Some("coopgemm split-K reduce"),
-                        });
-                encode_reduce(&mut encoder);
-                list.push(encoder.finish());
-            }
-        }
+        record_wgpu(&self.device, "coopgemm split-K reduce", target, |encoder| {
+            encode_reduce(encoder);
+            Ok(())
+        })?;
         log::debug!(
             "split-K: {}x{}x{} as {} slices of {} (+{})",
             m,
@@ -361,20 +357,6 @@ impl SplitKernels {
             split.slice_k,
             split.remainder
         );
-        Ok(info(partial, split, &gemm.gemm.epilogue, backend))
+        Ok(())
     }
-}
-
-fn info(
-    partial: Option<KernelInfo>,
-    split: SplitK,
-    epilogue: &Epilogue,
-    backend: &dyn Backend,
-) -> KernelInfo {
-    let config = partial.map_or_else(String::new, |info| info.config);
-    KernelInfo::new(
-        backend.kind(),
-        format!("{config}+splitk{}", split.partials()),
-        epilogue,
-    )
 }

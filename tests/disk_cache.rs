@@ -198,7 +198,7 @@ fn autotune_remembers_the_winner_across_contexts() {
     let dir = temp_dir("autotune");
     let open = || open_tuning_on_simt(&dir, coopgemm::AutotuneChoice::OnFirstUse);
     let gemm = panel_gemm();
-    let is_candidate = |config: &str| config.split('x').nth(1) == Some("64");
+    let is_candidate = |config: &coopgemm::KernelConfig| config.tile().1 == 64;
     let context = open();
     let winner = context.prepare(&gemm).unwrap().config;
     assert!(is_candidate(&winner), "{winner}");
@@ -223,6 +223,7 @@ fn autotune_remembers_the_winner_across_contexts() {
     let path = dir.join(&tune_file.0);
     let mut bytes = std::fs::read(&path).unwrap();
     let stale: String = winner
+        .to_string()
         .chars()
         .map(|c| if c.is_ascii_digit() { '9' } else { c })
         .collect();
@@ -269,8 +270,8 @@ fn tuning_happens_only_on_request() {
         return; // the environment overrides Auto; the rest needs the default
     }
     let kernels = context.tune(&[gemm]).unwrap();
-    let winner = kernels[0].config.clone();
-    assert_eq!(winner.split('x').nth(1), Some("64"), "{winner}");
+    let winner = kernels[0].config;
+    assert_eq!(winner.tile().1, 64, "{winner}");
     assert_eq!(tuned_files(), 1, "tune() wrote no winner");
     assert_eq!(context.prepare(&gemm).unwrap().config, winner);
     common::check::<f32, f32>(&context, &gemm, 9).unwrap();

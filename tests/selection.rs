@@ -98,9 +98,7 @@ fn coopmat_is_chosen_for_the_types_it_lists_and_not_for_tiny_f32() {
             .prepare(&Gemm::new(256, 256, 256).types(types))
             .unwrap();
         assert_eq!(kernel.backend, selection.backend);
-        if kernel.backend == BackendKind::Coopmat {
-            assert!(kernel.config.starts_with("coopmat"), "{kernel:?}");
-        }
+        assert_eq!(kernel.config.backend(), kernel.backend, "{kernel:?}");
     }
     let tiny = Gemm::new(8, 8, 8);
     const { assert!((8.0f64 * 8.0 * 8.0) < COOPMAT_MIN_MULTIPLY_ADDS) };

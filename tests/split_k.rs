@@ -49,7 +49,7 @@ fn split_k_matches_the_reference_on_every_backend() {
                     let kernel = split
                         .prepare(&gemm)
                         .unwrap_or_else(|e| panic!("{kind} {types} {gemm:?}: {e}"));
-                    assert!(kernel.config.contains("+splitk"), "{kernel:?}");
+                    assert!(kernel.split_k.is_some(), "{kernel:?}");
                     ran += 1;
                     if let Err(message) =
                         check_any(&split, &gemm, (slices * 10) as u64 + index as u64)
@@ -70,21 +70,21 @@ fn split_k_only_where_it_applies() {
     let context = common::context();
     let forced = context.with_split_k(SplitKChoice::Slices(4));
     let batched = Gemm::new(8, 8, 64).batch(2);
-    assert!(!forced.prepare(&batched).unwrap().config.contains("splitk"));
+    assert!(forced.prepare(&batched).unwrap().split_k.is_none());
     let off = context.with_split_k(SplitKChoice::Off);
-    assert!(!off
+    assert!(off
         .prepare(&Gemm::new(8, 8, 4096))
         .unwrap()
-        .config
-        .contains("splitk"));
+        .split_k
+        .is_none());
     for types in [GemmTypes::F16_ACC_F16, GemmTypes::I8_I32] {
         for (_, handle) in backends_for(types) {
             let split = handle.with_split_k(SplitKChoice::Slices(4));
-            assert!(!split
+            assert!(split
                 .prepare(&Gemm::new(8, 8, 64).types(types))
                 .unwrap()
-                .config
-                .contains("splitk"));
+                .split_k
+                .is_none());
         }
     }
 }

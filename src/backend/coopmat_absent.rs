@@ -3,7 +3,7 @@
 //! write the same code everywhere; it is never available and says why, through
 //! [`Context::backends`](crate::Context::backends), selection and `info`.
 
-use crate::backend::{Backend, BackendKind, KernelInfo, Target};
+use crate::backend::{Backend, BackendKind, BackendSetup, KernelConfig, Target};
 use crate::bindings::GemmBuffers;
 use crate::error::Result;
 use crate::problem::ResolvedGemm;
@@ -20,12 +20,9 @@ pub enum CoopmatBackend {}
 
 impl CoopmatBackend {
     pub(crate) fn new(
-        _device: &wgpu::Device,
+        _setup: &BackendSetup<'_>,
         _queue: &wgpu::Queue,
         _enabled: Option<EnabledFeatures>,
-        _store: Option<&crate::disk_cache::CacheStore>,
-        _timer: Option<std::sync::Arc<crate::timing::GpuTimer>>,
-        _overrides: &crate::options::KernelOverrides,
     ) -> std::result::Result<CoopmatBackend, String> {
         Err(NOT_BUILT.to_string())
     }
@@ -53,25 +50,48 @@ impl Backend for CoopmatBackend {
         match *self {}
     }
 
-    fn tile(&self, _gemm: &ResolvedGemm) -> Option<(u32, u32)> {
+    fn choose(&self, _gemm: &ResolvedGemm) -> Result<KernelConfig> {
         match *self {}
     }
 
-    fn prepare(&self, _gemm: &ResolvedGemm, _config_name: Option<&str>) -> Result<KernelInfo> {
+    fn candidates(&self, _gemm: &ResolvedGemm) -> Vec<KernelConfig> {
         match *self {}
     }
 
-    fn tuning_candidates(&self, _gemm: &ResolvedGemm) -> Vec<String> {
+    fn prepare(&self, _gemm: &ResolvedGemm, _config: &KernelConfig) -> Result<()> {
         match *self {}
     }
 
-    fn record_config(
+    fn record(
         &self,
         _gemm: &ResolvedGemm,
         _buffers: &GemmBuffers<'_>,
         _target: Target<'_>,
-        _config_name: Option<&str>,
-    ) -> Result<KernelInfo> {
+        _config: &KernelConfig,
+    ) -> Result<()> {
+        match *self {}
+    }
+}
+
+/// The cooperative-matrix backend's configurations, which cannot exist on this platform
+/// either.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CoopmatPlan {}
+
+impl CoopmatPlan {
+    /// Rows of C per workgroup (never called: no value exists).
+    pub fn block_m(&self) -> u32 {
+        match *self {}
+    }
+
+    /// Columns of C per workgroup (never called: no value exists).
+    pub fn block_n(&self) -> u32 {
+        match *self {}
+    }
+}
+
+impl std::fmt::Display for CoopmatPlan {
+    fn fmt(&self, _f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match *self {}
     }
 }

@@ -12,18 +12,47 @@
 // the same kind, never available, saying why.
 #[cfg_attr(not(vulkan_interop), path = "coopmat_absent.rs")]
 pub mod coopmat;
+mod kernel;
 pub mod kind;
 pub mod simt;
 pub mod wgsl_coopmat;
 
 use std::fmt;
+use std::sync::Arc;
 
+pub use kernel::{KernelConfig, KernelInfo};
 pub use kind::BackendKind;
 
 use crate::bindings::GemmBuffers;
-use crate::epilogue::Epilogue;
+use crate::disk_cache::CacheStore;
 use crate::error::{Error, Result};
+use crate::options::KernelOverrides;
 use crate::problem::ResolvedGemm;
+use crate::timing::GpuTimer;
+use crate::vulkan::pipeline_cache::WgpuPipelineCache;
+
+/// What the backends of one device are built with, besides their own options: the device,
+/// the disk cache their pipeline caches live in, the timer of
+/// [`Context::time_on_gpu`](crate::Context::time_on_gpu), and the per-backend knobs.
+pub(crate) struct BackendSetup<'a> {
+    /// The device.
+    pub device: &'a wgpu::Device,
+    /// Where pipeline caches are kept between processes, if anywhere.
+    pub store: Option<&'a CacheStore>,
+    /// Timestamps around dispatches during timing, where the device has them.
+    pub timer: Option<Arc<GpuTimer>>,
+    /// Per-backend knobs (tiles, checks, loads).
+    pub overrides: &'a KernelOverrides,
+    /// Whether to log each new pipeline's driver statistics.
+    pub pipeline_statistics: bool,
+}
+
+impl BackendSetup<'_> {
+    /// A wgpu pipeline cache named `name` in the disk cache, where the device supports them.
+    pub(crate) fn wgpu_pipeline_cache(&self, name: &'static str) -> Option<WgpuPipelineCache> {
+        WgpuPipelineCache::open(self.device, self.store, name)
+    }
+}
 
 /// Where a backend records its commands.
 pub enum Target<'a> {
@@ -45,35 +74,15 @@ impl Target<'_> {
     }
 }
 
-/// What a backend chose for one GEMM: its kernel configuration, in words and numbers.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct KernelInfo {
-    /// The backend.
-    pub backend: BackendKind,
-    /// The configuration's name (e.g. `simt-128x128x8-t8x8`).
-    pub config: String,
-}
-
-impl KernelInfo {
-    /// The info for a configuration named `config` running `epilogue` (its name is appended
-    /// after a `+` when it does anything).
-    pub(crate) fn new(backend: BackendKind, config: String, epilogue: &Epilogue) -> KernelInfo {
-        let config = if epilogue.is_identity() {
-            config
-        } else {
-            format!("{config}+{}", epilogue.name())
-        };
-        KernelInfo { backend, config }
-    }
-}
-
 /// A GEMM implementation.
 ///
-/// Backends check what they can run ([`Backend::supports`]), build and cache the
-/// pipeline for a description ([`Backend::prepare`]) and record it ([`Backend::record`]).
-/// Descriptions and buffers reach them already validated by the context. Backends are
-/// `Send + Sync` wherever wgpu's objects are (everywhere but wasm32, wgpu's
-/// `WasmNotSendSync`).
+/// A backend says what it can run ([`Backend::supports`]), which configurations could run a
+/// description ([`Backend::choose`] is its heuristic's pick, [`Backend::candidates`] every
+/// one for the autotuner), builds and caches the pipeline of a configuration
+/// ([`Backend::prepare`]) and records it ([`Backend::record`]). Which backend and which
+/// configuration run a GEMM is decided outside, by the [planner](crate::Plan); descriptions
+/// and buffers reach backends already validated. Backends are `Send + Sync` wherever wgpu's
+/// objects are (everywhere but wasm32, wgpu's `WasmNotSendSync`).
 pub trait Backend: wgpu::WasmNotSendSync + fmt::Debug {
     /// Which backend this is.
     fn kind(&self) -> BackendKind;
@@ -84,39 +93,36 @@ pub trait Backend: wgpu::WasmNotSendSync + fmt::Debug {
     /// Whether [`Target::Encoder`] is accepted (plain wgpu commands only).
     fn records_into_shared_encoder(&self) -> bool;
 
-    /// The workgroup tile (rows, columns of C) of the kernel chosen for this description:
-    /// its width is the panel width B should be packed in
-    /// ([`Context::pack_b`](crate::Context::pack_b)), and the count of tiles decides
-    /// split-K. `None` if it cannot run the description.
-    fn tile(&self, gemm: &ResolvedGemm) -> Option<(u32, u32)>;
+    /// The heuristic's configuration for this description, or why there is none.
+    fn choose(&self, gemm: &ResolvedGemm) -> Result<KernelConfig>;
 
-    /// Builds (or finds in the cache) the kernel for this description and says which it is.
-    /// `config_name` picks one of [`Backend::tuning_candidates`] instead of the heuristic.
-    fn prepare(&self, gemm: &ResolvedGemm, config_name: Option<&str>) -> Result<KernelInfo>;
+    /// Every configuration that can run this description (the autotuner times them).
+    fn candidates(&self, gemm: &ResolvedGemm) -> Vec<KernelConfig>;
 
-    /// Records the GEMM with the backend's own choice of configuration.
+    /// Builds (or finds in the cache) the pipeline of `config` for this description.
+    /// A configuration of another backend, or one that cannot run the description, is an
+    /// [`Error::Unsupported`].
+    fn prepare(&self, gemm: &ResolvedGemm, config: &KernelConfig) -> Result<()>;
+
+    /// Records the GEMM with `config` into `target`.
     fn record(
         &self,
         gemm: &ResolvedGemm,
         buffers: &GemmBuffers<'_>,
         target: Target<'_>,
-    ) -> Result<KernelInfo> {
-        self.record_config(gemm, buffers, target, None)
+        config: &KernelConfig,
+    ) -> Result<()>;
+}
+
+/// The error for a configuration `backend` cannot run `gemm` with.
+pub(crate) fn unusable_config(backend: BackendKind, config: &KernelConfig) -> Error {
+    Error::Unsupported {
+        backend,
+        reason: format!(
+            "configuration {config} ({}) cannot run this GEMM",
+            config.backend()
+        ),
     }
-
-    /// Names of the configurations that can run this description, for the autotuner to time
-    /// ([`KernelInfo::config`] without the epilogue suffix).
-    fn tuning_candidates(&self, gemm: &ResolvedGemm) -> Vec<String>;
-
-    /// Records the GEMM with the named configuration (one of
-    /// [`Backend::tuning_candidates`]), or the backend's own choice for `None`.
-    fn record_config(
-        &self,
-        gemm: &ResolvedGemm,
-        buffers: &GemmBuffers<'_>,
-        target: Target<'_>,
-        config_name: Option<&str>,
-    ) -> Result<KernelInfo>;
 }
 
 /// The grid for `groups` workgroups of a kernel that flattens x and y into one index
@@ -134,20 +140,20 @@ pub(crate) fn flat_grid(groups: u64, depth: u32, limits: &wgpu::Limits) -> Resul
 /// Records with `encode` into `target`: the caller's encoder, or an encoder of its own
 /// (labelled `label`) whose command buffer is appended to the list. For backends that record
 /// with wgpu commands.
-pub(crate) fn record_wgpu(
+pub(crate) fn record_wgpu<T>(
     device: &wgpu::Device,
     label: &str,
     target: Target<'_>,
-    encode: impl FnOnce(&mut wgpu::CommandEncoder) -> Result<KernelInfo>,
-) -> Result<KernelInfo> {
+    encode: impl FnOnce(&mut wgpu::CommandEncoder) -> Result<T>,
+) -> Result<T> {
     match target {
         Target::Encoder(encoder) => encode(encoder),
         Target::CommandBuffers(list) => {
             let mut encoder = device
                 .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) });
-            let info = encode(&mut encoder)?;
+            let output = encode(&mut encoder)?;
             list.push(encoder.finish());
-            Ok(info)
+            Ok(output)
         }
     }
 }

@@ -7,7 +7,13 @@
 //! on lavapipe, see [`EMULATED_VARIANTS`]), and a workgroup tiling
 //! that fits the device's shared memory. The raw Vulkan work lives in [`crate::vulkan`].
 
-use super::{check_grid, Backend, BackendKind, KernelInfo, Target};
+mod config;
+
+pub use config::*;
+
+use super::{
+    check_grid, unusable_config, Backend, BackendKind, BackendSetup, KernelConfig, Target,
+};
 use crate::bindings::{BindingPlan, GemmBuffers};
 use crate::error::{Error, Result};
 use crate::problem::{Order, ResolvedGemm};
@@ -15,281 +21,6 @@ use crate::types::{DType, GemmTypes};
 use crate::vulkan::device::{self as vulkan_device, EnabledFeatures};
 use crate::vulkan::dispatch::{PipelineKey, PushConstants, VulkanKernels};
 use crate::vulkan::properties::{self, CoopmatDeviceInfo, CoopmatShape};
-
-/// One SPIR-V build of the kernel, for one type combination.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct KernelVariant {
-    /// The SPIR-V file's stem (`glsl/spirv/<name>.spv`).
-    pub name: &'static str,
-    /// The types it computes.
-    pub types: GemmTypes,
-    /// The module, as compiled by `tools/spirv` from the table in `glsl/variants.txt`.
-    pub spirv: &'static [u8],
-}
-
-// VARIANTS, EMULATED_VARIANTS and WORKGROUP_SCOPE_VARIANTS, from glsl/variants.txt.
-include!(concat!(env!("OUT_DIR"), "/kernel_variants.rs"));
-
-/// A configuration of the `VK_NV_cooperative_matrix2` kernel: one workgroup-scope matrix
-/// per operand tile, loaded and stored through tensor layouts (the driver stages them).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct WorkgroupScopeConfig {
-    /// The kernel variant (type combination).
-    pub variant: KernelVariant,
-    /// Rows of C per workgroup.
-    pub block_m: u32,
-    /// Columns of C per workgroup.
-    pub block_n: u32,
-    /// K depth of one multiply step.
-    pub block_k: u32,
-    /// Invocations per workgroup (the device's requirement for the shape).
-    pub workgroup_size: u32,
-    /// Full K blocks issued back to back per iteration of the K loop.
-    pub k_unroll: u32,
-}
-
-impl WorkgroupScopeConfig {
-    /// K blocks per unrolled group unless `COOPGEMM_COOPMAT2_TILE` names another. On the H100
-    /// (f16, 128x256x32, f32 sums) 8 gives 248 / 289 TFLOP/s at 4096³ / 8192³ against 232 / 269
-    /// for 4; with f16 sums (128x256x64) 282 / 308 against 264 / 291.
-    pub const DEFAULT_K_UNROLL: u32 = 8;
-
-    /// (block_m, block_n, block_k) to try for sums in `accumulate`, largest tile first, the
-    /// heuristic's favourite first among equal tiles. On the H100 with 256 invocations, at
-    /// 4096³ with f32 sums: 128x256x32 215 TFLOP/s, 128x128x64 199, 128x128x32 146,
-    /// 256x128x64 118 (and 128x256x64 205, left out); with f16 sums 128x256x64 265 against
-    /// 224 for 128x256x32 (8192³: 289 against 242), their accumulators taking half the
-    /// registers.
-    ///
-    /// ```
-    /// use coopgemm::{backend::coopmat::WorkgroupScopeConfig, DType};
-    /// assert_eq!(WorkgroupScopeConfig::candidates(DType::F16)[0], (128, 256, 64));
-    /// assert_eq!(WorkgroupScopeConfig::candidates(DType::F32)[0], (128, 256, 32));
-    /// ```
-    pub fn candidates(accumulate: DType) -> &'static [(u32, u32, u32)] {
-        if accumulate.size_bytes() == 2 {
-            &[
-                (128, 256, 64),
-                (128, 256, 32),
-                (128, 128, 64),
-                (128, 128, 32),
-                (64, 64, 32),
-            ]
-        } else {
-            &[(128, 256, 32), (128, 128, 64), (128, 128, 32), (64, 64, 32)]
-        }
-    }
-}
-
-/// What runs one GEMM on the cooperative-matrix backend.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CoopmatPlan {
-    /// The `VK_KHR_cooperative_matrix` kernel: subgroup-scope tiles, staged by hand.
-    Subgroup(CoopmatConfig),
-    /// The `VK_NV_cooperative_matrix2` kernel: workgroup-scope matrices, tensor addressing.
-    WorkgroupScope(WorkgroupScopeConfig),
-}
-
-impl CoopmatPlan {
-    /// Rows of C per workgroup.
-    pub fn block_m(&self) -> u32 {
-        match self {
-            CoopmatPlan::Subgroup(config) => config.block_m(),
-            CoopmatPlan::WorkgroupScope(config) => config.block_m,
-        }
-    }
-
-    /// Columns of C per workgroup.
-    pub fn block_n(&self) -> u32 {
-        match self {
-            CoopmatPlan::Subgroup(config) => config.block_n(),
-            CoopmatPlan::WorkgroupScope(config) => config.block_n,
-        }
-    }
-
-    /// The compiled module it runs.
-    pub fn variant(&self) -> KernelVariant {
-        match self {
-            CoopmatPlan::Subgroup(config) => config.variant,
-            CoopmatPlan::WorkgroupScope(config) => config.variant,
-        }
-    }
-
-    /// A short name for logs and benchmark records.
-    pub fn name(&self) -> String {
-        match self {
-            CoopmatPlan::Subgroup(config) => config.name(),
-            CoopmatPlan::WorkgroupScope(config) => format!(
-                "coopmat2-{}-{}x{}x{}-u{}-wg{}",
-                config.variant.types.short_name(),
-                config.block_m,
-                config.block_n,
-                config.block_k,
-                config.k_unroll,
-                config.workgroup_size
-            ),
-        }
-    }
-}
-
-/// A workgroup tiling of the kernel: `sg_rows × sg_cols` subgroups, each owning
-/// `tiles_m × tiles_n` cooperative-matrix tiles, walking K in stages of `bk`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct CoopmatTiling {
-    /// Subgroups per workgroup along M.
-    pub sg_rows: u32,
-    /// Subgroups per workgroup along N.
-    pub sg_cols: u32,
-    /// Cooperative-matrix tiles per subgroup along M.
-    pub tiles_m: u32,
-    /// Cooperative-matrix tiles per subgroup along N.
-    pub tiles_n: u32,
-    /// K depth of one shared-memory stage, in cooperative-matrix K steps.
-    pub k_steps: u32,
-}
-
-impl CoopmatTiling {
-    /// Parses `SG_ROWSxSG_COLSxTILES_MxTILES_NxK_STEPS`, e.g. `2x2x4x4x2`.
-    pub fn parse(text: &str) -> Option<CoopmatTiling> {
-        let numbers: Vec<u32> = text
-            .split('x')
-            .map(|part| part.parse().ok())
-            .collect::<Option<_>>()?;
-        match numbers[..] {
-            [sg_rows, sg_cols, tiles_m, tiles_n, k_steps] if numbers.iter().all(|&v| v > 0) => {
-                Some(CoopmatTiling {
-                    sg_rows,
-                    sg_cols,
-                    tiles_m,
-                    tiles_n,
-                    k_steps,
-                })
-            }
-            _ => None,
-        }
-    }
-
-    /// Tilings to try, largest first.
-    /// On the H100 at 4096³ f16 (16×16×16): 2x4x4x2x1 178 TFLOP/s, 2x2x4x4x2 114, 2x2x4x4x1 156.
-    pub const CANDIDATES: [CoopmatTiling; 5] = [
-        CoopmatTiling {
-            sg_rows: 2,
-            sg_cols: 4,
-            tiles_m: 4,
-            tiles_n: 2,
-            k_steps: 1,
-        },
-        CoopmatTiling {
-            sg_rows: 2,
-            sg_cols: 2,
-            tiles_m: 4,
-            tiles_n: 4,
-            k_steps: 1,
-        },
-        CoopmatTiling {
-            sg_rows: 2,
-            sg_cols: 2,
-            tiles_m: 2,
-            tiles_n: 4,
-            k_steps: 2,
-        },
-        CoopmatTiling {
-            sg_rows: 2,
-            sg_cols: 2,
-            tiles_m: 2,
-            tiles_n: 2,
-            k_steps: 2,
-        },
-        CoopmatTiling {
-            sg_rows: 2,
-            sg_cols: 2,
-            tiles_m: 1,
-            tiles_n: 1,
-            k_steps: 2,
-        },
-    ];
-}
-
-/// Everything that fixes one pipeline: shape, subgroup size, tiling and operand layouts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CoopmatConfig {
-    /// The kernel variant (type combination).
-    pub variant: KernelVariant,
-    /// The cooperative-matrix shape, from the device's list.
-    pub shape: CoopmatShape,
-    /// Subgroup size the pipeline runs with.
-    pub subgroup_size: u32,
-    /// Workgroup tiling.
-    pub tiling: CoopmatTiling,
-}
-
-impl CoopmatConfig {
-    /// Rows of C per workgroup.
-    pub fn block_m(&self) -> u32 {
-        self.tiling.sg_rows * self.tiling.tiles_m * self.shape.m
-    }
-
-    /// Columns of C per workgroup.
-    pub fn block_n(&self) -> u32 {
-        self.tiling.sg_cols * self.tiling.tiles_n * self.shape.n
-    }
-
-    /// K depth of one shared-memory stage.
-    pub fn block_k(&self) -> u32 {
-        self.tiling.k_steps * self.shape.k
-    }
-
-    /// Invocations per workgroup.
-    pub fn workgroup_size(&self) -> u32 {
-        self.subgroup_size * self.tiling.sg_rows * self.tiling.sg_cols
-    }
-
-    /// Shared memory the kernel declares for this configuration (the formula in the
-    /// kernel's header: two padded stages of A and B tiles, or the epilogue scratch).
-    pub fn shared_memory_bytes(&self, a_row_major: bool, b_row_major: bool) -> u32 {
-        let element = self.variant.types.input.size_bytes() as u32;
-        let accumulator = self.variant.types.accumulate.size_bytes() as u32;
-        // Row stride in 16-byte units, rounded up to an odd count.
-        let stride = |elements: u32, bytes: u32| {
-            let units = (elements * bytes).div_ceil(16);
-            units | 1
-        };
-        let (bm, bn, bk) = (self.block_m(), self.block_n(), self.block_k());
-        let (a_rows, a_stride) = if a_row_major {
-            (bm, stride(bk, element))
-        } else {
-            (bk, stride(bm, element))
-        };
-        let (b_rows, b_stride) = if b_row_major {
-            (bk, stride(bn, element))
-        } else {
-            (bn, stride(bk, element))
-        };
-        let stages = 2 * (a_rows * a_stride + b_rows * b_stride);
-        let scratch = self.tiling.sg_rows
-            * self.tiling.sg_cols
-            * self.shape.m
-            * stride(self.shape.n, accumulator);
-        16 * stages.max(scratch)
-    }
-
-    /// A short name for logs and benchmark records.
-    pub fn name(&self) -> String {
-        format!(
-            "coopmat-{}-{}x{}x{}-sg{}-{}x{}sg-{}x{}tiles-bk{}",
-            self.variant.types.short_name(),
-            self.shape.m,
-            self.shape.n,
-            self.shape.k,
-            self.subgroup_size,
-            self.tiling.sg_rows,
-            self.tiling.sg_cols,
-            self.tiling.tiles_m,
-            self.tiling.tiles_n,
-            self.block_k()
-        )
-    }
-}
 
 /// Workgroups a tiling should produce before a larger tile is preferred over a smaller one.
 const MIN_WORKGROUPS: u64 = 128;
@@ -376,13 +107,11 @@ impl CoopmatBackend {
     /// Sets the backend up on `device`, or says why it cannot be. `enabled` is what the
     /// device was opened with, when coopgemm opened it; otherwise it is inferred from wgpu.
     pub(crate) fn new(
-        device: &wgpu::Device,
+        setup: &BackendSetup<'_>,
         queue: &wgpu::Queue,
         enabled: Option<EnabledFeatures>,
-        store: Option<&crate::disk_cache::CacheStore>,
-        timer: Option<std::sync::Arc<crate::timing::GpuTimer>>,
-        overrides: &crate::options::KernelOverrides,
     ) -> std::result::Result<CoopmatBackend, String> {
+        let device = setup.device;
         let mut info = properties::query(device)
             .ok_or_else(|| format!("not a Vulkan device ({:?})", device.adapter_info().backend))?;
         let enabled = enabled.unwrap_or_else(|| vulkan_device::enabled_by_wgpu(device));
@@ -404,7 +133,7 @@ impl CoopmatBackend {
         {
             return Err("the device was opened without VK_KHR_cooperative_matrix and the Vulkan memory model (open it with Context::from_adapter, or see the README)".into());
         }
-        let kernels = VulkanKernels::new(device, queue, enabled, store)?;
+        let kernels = VulkanKernels::new(device, queue, enabled, setup.store)?;
         let limits = device.limits();
         Ok(CoopmatBackend {
             kernels,
@@ -412,8 +141,8 @@ impl CoopmatBackend {
             enabled,
             max_workgroups: limits.max_compute_workgroups_per_dimension,
             storage_limits: limits,
-            overrides: TuningOverrides::new(overrides),
-            timer,
+            overrides: TuningOverrides::new(setup.overrides),
+            timer: setup.timer.clone(),
         })
     }
 
@@ -753,28 +482,21 @@ impl CoopmatBackend {
         }
     }
 
-    /// The plan (the named one, or the heuristic's) and its pipeline.
+    /// `config`'s plan, checked against what can run `gemm`, and its pipeline.
     fn build(
         &self,
         gemm: &ResolvedGemm,
-        config_name: Option<&str>,
+        config: &KernelConfig,
     ) -> Result<(CoopmatPlan, ash::vk::Pipeline)> {
-        let unsupported = |reason| Error::Unsupported {
-            backend: BackendKind::Coopmat,
-            reason,
+        let plan = match config {
+            KernelConfig::Coopmat(plan) if self.plans(gemm).is_ok_and(|p| p.contains(plan)) => {
+                *plan
+            }
+            other => return Err(unusable_config(BackendKind::Coopmat, other)),
         };
-        let config = match config_name {
-            None => self.plan(gemm).map_err(unsupported)?,
-            Some(name) => self
-                .plans(gemm)
-                .map_err(unsupported)?
-                .into_iter()
-                .find(|plan| plan.name() == name)
-                .ok_or_else(|| unsupported(format!("no configuration {name} for this GEMM")))?,
-        };
-        let key = self.pipeline_key(&config, gemm);
-        let pipeline = self.kernels.pipeline(&key, config.variant().spirv)?;
-        Ok((config, pipeline))
+        let key = self.pipeline_key(&plan, gemm);
+        let pipeline = self.kernels.pipeline(&key, plan.variant().spirv)?;
+        Ok((plan, pipeline))
     }
 
     /// GEMMs recorded whose completion has not been observed yet (for leak checks).
@@ -813,34 +535,32 @@ impl Backend for CoopmatBackend {
         false
     }
 
-    fn tile(&self, gemm: &ResolvedGemm) -> Option<(u32, u32)> {
+    fn choose(&self, gemm: &ResolvedGemm) -> Result<KernelConfig> {
         self.plan(gemm)
-            .ok()
-            .map(|plan| (plan.block_m(), plan.block_n()))
+            .map(KernelConfig::Coopmat)
+            .map_err(|reason| Error::Unsupported {
+                backend: BackendKind::Coopmat,
+                reason,
+            })
     }
 
-    fn prepare(&self, gemm: &ResolvedGemm, config_name: Option<&str>) -> Result<KernelInfo> {
-        let (config, _) = self.build(gemm, config_name)?;
-        Ok(KernelInfo::new(
-            BackendKind::Coopmat,
-            config.name(),
-            &gemm.gemm.epilogue,
-        ))
-    }
-
-    fn tuning_candidates(&self, gemm: &ResolvedGemm) -> Vec<String> {
+    fn candidates(&self, gemm: &ResolvedGemm) -> Vec<KernelConfig> {
         self.plans(gemm)
-            .map(|plans| plans.iter().map(CoopmatPlan::name).collect())
+            .map(|plans| plans.into_iter().map(KernelConfig::Coopmat).collect())
             .unwrap_or_default()
     }
 
-    fn record_config(
+    fn prepare(&self, gemm: &ResolvedGemm, config: &KernelConfig) -> Result<()> {
+        self.build(gemm, config).map(drop)
+    }
+
+    fn record(
         &self,
         gemm: &ResolvedGemm,
         buffers: &GemmBuffers<'_>,
         target: Target<'_>,
-        config_name: Option<&str>,
-    ) -> Result<KernelInfo> {
+        config: &KernelConfig,
+    ) -> Result<()> {
         let Target::CommandBuffers(list) = target else {
             return Err(Error::Unsupported {
                 backend: BackendKind::Coopmat,
@@ -848,8 +568,7 @@ impl Backend for CoopmatBackend {
             });
         };
         let plan = BindingPlan::new(gemm, buffers, &self.storage_limits)?;
-        let (config, pipeline) = self.build(gemm, config_name)?;
-        let info = KernelInfo::new(BackendKind::Coopmat, config.name(), &gemm.gemm.epilogue);
+        let (config, pipeline) = self.build(gemm, config)?;
         let grid = [
             gemm.gemm.n.div_ceil(config.block_n()),
             gemm.gemm.m.div_ceil(config.block_m()),
@@ -862,7 +581,7 @@ impl Backend for CoopmatBackend {
                 .map(|count| count.min(self.max_workgroups)),
         )?;
         if gemm.is_empty() {
-            return Ok(info);
+            return Ok(());
         }
         let push = PushConstants {
             m: gemm.gemm.m,
@@ -895,6 +614,6 @@ impl Backend for CoopmatBackend {
             self.kernels
                 .record(pipeline, buffers, &plan, &push, grid, timestamp_pair)?,
         );
-        Ok(info)
+        Ok(())
     }
 }

@@ -20,7 +20,13 @@ use std::sync::{Arc, Mutex};
 use bytemuck::{Pod, Zeroable};
 use wgpu::util::DeviceExt;
 
-use super::{check_grid, Backend, BackendKind, KernelInfo, Target};
+mod config;
+
+pub use config::SimtConfig;
+
+use super::{
+    check_grid, unusable_config, Backend, BackendKind, BackendSetup, KernelConfig, Target,
+};
 use crate::bindings::{BindingPlan, GemmBuffers};
 use crate::error::{Error, Result};
 use crate::problem::{Order, ResolvedGemm, ResolvedMatrix};
@@ -28,27 +34,28 @@ use crate::types::{DType, GemmTypes};
 
 /// The WGSL body of the SIMT kernel (without the storage snippets and [`STAGING_WGSL`]; see
 /// [`simt_source`]).
-pub const SIMT_WGSL: &str = include_str!("../../wgsl/gemm_simt.wgsl");
+pub const SIMT_WGSL: &str = include_str!("../../../wgsl/gemm_simt.wgsl");
 
 /// What the WGSL GEMM kernels share (`wgsl/staging.wgsl`): the uniform block and the load
 /// side of staging A and B through registers. Placed after the storage snippets.
-pub const STAGING_WGSL: &str = include_str!("../../wgsl/staging.wgsl");
+pub const STAGING_WGSL: &str = include_str!("../../../wgsl/staging.wgsl");
 
 pub(crate) mod storage {
-    pub const COMPUTE_F32: &str = include_str!("../../wgsl/storage/compute_f32.wgsl");
-    pub const COMPUTE_F16: &str = include_str!("../../wgsl/storage/compute_f16.wgsl");
-    pub const INPUTS_F16: &str = include_str!("../../wgsl/storage/inputs_f16.wgsl");
-    pub const INPUTS_F16_VEC4: &str = include_str!("../../wgsl/storage/inputs_f16_vec4.wgsl");
-    pub const OUTPUT_F16: &str = include_str!("../../wgsl/storage/output_f16.wgsl");
-    pub const INPUTS_F32: &str = include_str!("../../wgsl/storage/inputs_f32.wgsl");
-    pub const INPUTS_F32_VEC4: &str = include_str!("../../wgsl/storage/inputs_f32_vec4.wgsl");
-    pub const INPUTS_16BIT: &str = include_str!("../../wgsl/storage/inputs_16bit.wgsl");
-    pub const INPUTS_16BIT_VEC4: &str = include_str!("../../wgsl/storage/inputs_16bit_vec4.wgsl");
-    pub const OUTPUT_F32: &str = include_str!("../../wgsl/storage/output_f32.wgsl");
-    pub const OUTPUT_16BIT: &str = include_str!("../../wgsl/storage/output_16bit.wgsl");
-    pub const FORMAT_F16: &str = include_str!("../../wgsl/storage/format_f16.wgsl");
-    pub const FORMAT_BF16: &str = include_str!("../../wgsl/storage/format_bf16.wgsl");
-    pub const EPILOGUE: &str = include_str!("../../wgsl/storage/epilogue.wgsl");
+    pub const COMPUTE_F32: &str = include_str!("../../../wgsl/storage/compute_f32.wgsl");
+    pub const COMPUTE_F16: &str = include_str!("../../../wgsl/storage/compute_f16.wgsl");
+    pub const INPUTS_F16: &str = include_str!("../../../wgsl/storage/inputs_f16.wgsl");
+    pub const INPUTS_F16_VEC4: &str = include_str!("../../../wgsl/storage/inputs_f16_vec4.wgsl");
+    pub const OUTPUT_F16: &str = include_str!("../../../wgsl/storage/output_f16.wgsl");
+    pub const INPUTS_F32: &str = include_str!("../../../wgsl/storage/inputs_f32.wgsl");
+    pub const INPUTS_F32_VEC4: &str = include_str!("../../../wgsl/storage/inputs_f32_vec4.wgsl");
+    pub const INPUTS_16BIT: &str = include_str!("../../../wgsl/storage/inputs_16bit.wgsl");
+    pub const INPUTS_16BIT_VEC4: &str =
+        include_str!("../../../wgsl/storage/inputs_16bit_vec4.wgsl");
+    pub const OUTPUT_F32: &str = include_str!("../../../wgsl/storage/output_f32.wgsl");
+    pub const OUTPUT_16BIT: &str = include_str!("../../../wgsl/storage/output_16bit.wgsl");
+    pub const FORMAT_F16: &str = include_str!("../../../wgsl/storage/format_f16.wgsl");
+    pub const FORMAT_BF16: &str = include_str!("../../../wgsl/storage/format_bf16.wgsl");
+    pub const EPILOGUE: &str = include_str!("../../../wgsl/storage/epilogue.wgsl");
 }
 
 /// The storage snippets a kernel that writes C of type `output` needs (the 16-bit format,
@@ -200,192 +207,6 @@ pub(crate) fn loads_whole_quads(matrix: &ResolvedMatrix, is_a: bool, tile_stride
         && (is_a || aligned(tile_stride))
 }
 
-/// One tile configuration of the SIMT kernel.
-///
-/// ```
-/// use coopgemm::backend::simt::SimtConfig;
-/// let large = SimtConfig::by_name("128x128x8-t8x8").unwrap();
-/// assert_eq!(large.workgroup_size(), 256);
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct SimtConfig {
-    /// Short name, `TILE_MxTILE_NxTILE_K-tTHREAD_MxTHREAD_N`.
-    pub name: &'static str,
-    /// Rows of C per workgroup.
-    pub tile_m: u32,
-    /// Columns of C per workgroup.
-    pub tile_n: u32,
-    /// K depth of one workgroup-memory stage.
-    pub tile_k: u32,
-    /// Rows of C per invocation (4 or 8).
-    pub thread_m: u32,
-    /// Columns of C per invocation (4 or 8).
-    pub thread_n: u32,
-}
-
-impl SimtConfig {
-    /// Every named configuration.
-    pub const ALL: [SimtConfig; 10] = [
-        SimtConfig {
-            name: "128x128x8-t8x8",
-            tile_m: 128,
-            tile_n: 128,
-            tile_k: 8,
-            thread_m: 8,
-            thread_n: 8,
-        },
-        SimtConfig {
-            name: "128x64x8-t8x4",
-            tile_m: 128,
-            tile_n: 64,
-            tile_k: 8,
-            thread_m: 8,
-            thread_n: 4,
-        },
-        SimtConfig {
-            name: "128x64x16-t8x4",
-            tile_m: 128,
-            tile_n: 64,
-            tile_k: 16,
-            thread_m: 8,
-            thread_n: 4,
-        },
-        SimtConfig {
-            name: "64x128x16-t4x4",
-            tile_m: 64,
-            tile_n: 128,
-            tile_k: 16,
-            thread_m: 4,
-            thread_n: 4,
-        },
-        SimtConfig {
-            name: "64x64x16-t4x4",
-            tile_m: 64,
-            tile_n: 64,
-            tile_k: 16,
-            thread_m: 4,
-            thread_n: 4,
-        },
-        SimtConfig {
-            name: "128x64x16-t8x8",
-            tile_m: 128,
-            tile_n: 64,
-            tile_k: 16,
-            thread_m: 8,
-            thread_n: 8,
-        },
-        SimtConfig {
-            name: "64x128x16-t8x8",
-            tile_m: 64,
-            tile_n: 128,
-            tile_k: 16,
-            thread_m: 8,
-            thread_n: 8,
-        },
-        SimtConfig {
-            name: "64x64x16-t8x8",
-            tile_m: 64,
-            tile_n: 64,
-            tile_k: 16,
-            thread_m: 8,
-            thread_n: 8,
-        },
-        SimtConfig {
-            name: "64x64x8-t4x4",
-            tile_m: 64,
-            tile_n: 64,
-            tile_k: 8,
-            thread_m: 4,
-            thread_n: 4,
-        },
-        SimtConfig {
-            name: "32x32x16-t4x4",
-            tile_m: 32,
-            tile_n: 32,
-            tile_k: 16,
-            thread_m: 4,
-            thread_n: 4,
-        },
-    ];
-
-    /// Finds a configuration by name.
-    pub fn by_name(name: &str) -> Option<SimtConfig> {
-        SimtConfig::ALL
-            .into_iter()
-            .find(|config| config.name == name)
-    }
-
-    /// Invocations per workgroup.
-    pub const fn workgroup_size(&self) -> u32 {
-        (self.tile_m / self.thread_m) * (self.tile_n / self.thread_n)
-    }
-
-    /// Bytes of workgroup memory the configuration uses (two stages of A and B, padded)
-    /// when it computes in f32, the most any arithmetic needs (f16 stages take half).
-    pub const fn workgroup_memory_bytes(&self) -> u32 {
-        2 * self.tile_k * ((self.tile_m / 4 + 1) + (self.tile_n / 4 + 1)) * 16
-    }
-
-    /// Checks the constraints the kernel relies on; `Err` says which one fails.
-    pub fn check(&self, limits: &wgpu::Limits) -> std::result::Result<(), String> {
-        let size = self.workgroup_size();
-        if ![4, 8].contains(&self.thread_m) || ![4, 8].contains(&self.thread_n) {
-            return Err("thread tile must be 4 or 8 each way".into());
-        }
-        if !self.tile_m.is_multiple_of(self.thread_m) || !self.tile_n.is_multiple_of(self.thread_n)
-        {
-            return Err("tile must hold whole invocation blocks".into());
-        }
-        if !self.tile_k.is_multiple_of(4) {
-            return Err("tile depth must be a multiple of 4 (loads move quads)".into());
-        }
-        for elements in [self.tile_m * self.tile_k, self.tile_n * self.tile_k] {
-            if elements / 4 > 4 * size {
-                return Err("each invocation must stage at most 4 quads per operand".into());
-            }
-        }
-        if size > limits.max_compute_invocations_per_workgroup
-            || size > limits.max_compute_workgroup_size_x
-        {
-            return Err(format!("{size} invocations exceed the device limit"));
-        }
-        if self.workgroup_memory_bytes() > limits.max_compute_workgroup_storage_size {
-            return Err(format!(
-                "{} bytes of workgroup memory exceed the device's {}",
-                self.workgroup_memory_bytes(),
-                limits.max_compute_workgroup_storage_size
-            ));
-        }
-        Ok(())
-    }
-
-    /// The pipeline-overridable constants for this configuration and operand layout
-    /// (`None`: the layout is read from the uniform block at run time), with the main loop
-    /// in the order `block_by_block` says (see `BLOCK_BY_BLOCK` in the kernel).
-    pub fn constants(
-        &self,
-        layout: Option<(bool, bool)>,
-        block_by_block: bool,
-    ) -> Vec<(&'static str, f64)> {
-        let (a_k_contiguous, b_k_contiguous) = layout.unwrap_or((true, false));
-        vec![
-            ("TILE_M", self.tile_m as f64),
-            ("TILE_N", self.tile_n as f64),
-            ("TILE_K", self.tile_k as f64),
-            ("THREAD_M", self.thread_m as f64),
-            ("THREAD_N", self.thread_n as f64),
-            ("WORKGROUP_SIZE", self.workgroup_size() as f64),
-            ("A_K_CONTIGUOUS", if a_k_contiguous { 1.0 } else { 0.0 }),
-            ("B_K_CONTIGUOUS", if b_k_contiguous { 1.0 } else { 0.0 }),
-            (
-                "LAYOUT_AT_RUNTIME",
-                if layout.is_none() { 1.0 } else { 0.0 },
-            ),
-            ("BLOCK_BY_BLOCK", if block_by_block { 1.0 } else { 0.0 }),
-        ]
-    }
-}
-
 /// The kernels' uniform block; mirrors `Params` in `wgsl/staging.wgsl` (the SIMT and the
 /// WGSL cooperative-matrix kernels share it).
 #[repr(C)]
@@ -499,12 +320,12 @@ pub struct SimtBackend {
     /// overrides).
     vector_loads: bool,
     /// Persisted driver cache the pipelines are built with (set by the context).
-    pub(crate) pipeline_cache: Option<crate::vulkan::pipeline_cache::WgpuPipelineCache>,
+    pipeline_cache: Option<crate::vulkan::pipeline_cache::WgpuPipelineCache>,
     /// Logs each new pipeline's driver statistics (`COOPGEMM_PIPELINE_STATS=1`; set by
     /// the context).
-    pub(crate) statistics: Option<crate::vulkan::statistics::PipelineStatistics>,
+    statistics: Option<crate::vulkan::statistics::PipelineStatistics>,
     /// Stamps each pass while a GPU timing is under way (set by the context).
-    pub(crate) timer: Option<Arc<crate::timing::GpuTimer>>,
+    timer: Option<Arc<crate::timing::GpuTimer>>,
 }
 
 pub(crate) fn storage_entry(binding: u32, read_only: bool) -> wgpu::BindGroupLayoutEntry {
@@ -614,11 +435,8 @@ impl SimtBackend {
     /// `packHalf2x16`, core wherever compute shaders are; the CI's GL pass runs the f16 suites
     /// on llvmpipe), except Vulkan on llvmpipe (lavapipe) without `SHADER_F16`. That
     /// rule is wgpu's own (its adapter query, which a device does not expose), mirrored here.
-    pub fn new(
-        device: &wgpu::Device,
-        is_cpu: bool,
-        overrides: &crate::options::KernelOverrides,
-    ) -> SimtBackend {
+    pub(crate) fn new(setup: &BackendSetup<'_>, is_cpu: bool) -> SimtBackend {
+        let (device, overrides) = (setup.device, setup.overrides);
         let info = device.adapter_info();
         let f16_conversions = !(info.backend == wgpu::Backend::Vulkan
             && info.driver.to_lowercase().contains("llvmpipe")
@@ -649,9 +467,12 @@ impl SimtBackend {
             pipelines: Mutex::new(HashMap::new()),
             forced_config,
             vector_loads,
-            pipeline_cache: None,
-            statistics: None,
-            timer: None,
+            pipeline_cache: setup.wgpu_pipeline_cache("simt.wgpu"),
+            statistics: setup
+                .pipeline_statistics
+                .then(|| crate::vulkan::statistics::PipelineStatistics::new(device))
+                .flatten(),
+            timer: setup.timer.clone(),
         }
     }
 
@@ -799,20 +620,10 @@ impl SimtBackend {
             .collect()
     }
 
-    fn key(&self, gemm: &ResolvedGemm, config_name: Option<&str>) -> Result<PipelineKey> {
-        let unsupported = |reason| Error::Unsupported {
-            backend: BackendKind::Simt,
-            reason,
-        };
-        let config = match config_name {
-            None => self
-                .choose_config(gemm)
-                .ok_or_else(|| unsupported(self.no_config_reason(gemm)))?,
-            Some(name) => self
-                .usable_configs(gemm)
-                .into_iter()
-                .find(|config| config.name == name)
-                .ok_or_else(|| unsupported(format!("no configuration {name} for this GEMM")))?,
+    fn key(&self, gemm: &ResolvedGemm, config: &KernelConfig) -> Result<PipelineKey> {
+        let config = match config {
+            KernelConfig::Simt(config) if self.usable_configs(gemm).contains(config) => *config,
+            other => return Err(unusable_config(BackendKind::Simt, other)),
         };
         let b_tile_stride = SimtParams::b_tile_stride(gemm, config.tile_n);
         Ok(PipelineKey {
@@ -840,10 +651,10 @@ impl SimtBackend {
         encoder: &mut wgpu::CommandEncoder,
         gemm: &ResolvedGemm,
         buffers: &GemmBuffers<'_>,
-        config_name: Option<&str>,
-    ) -> Result<KernelInfo> {
+        config: &KernelConfig,
+    ) -> Result<()> {
         let plan = BindingPlan::new(gemm, buffers, &self.limits)?;
-        let key = self.key(gemm, config_name)?;
+        let key = self.key(gemm, config)?;
         let config = key.config;
         let grid = [
             gemm.gemm.n.div_ceil(config.tile_n),
@@ -851,13 +662,8 @@ impl SimtBackend {
             gemm.gemm.batch,
         ];
         check_grid(grid, [self.limits.max_compute_workgroups_per_dimension; 3])?;
-        let info = KernelInfo::new(
-            BackendKind::Simt,
-            config.name.to_string(),
-            &gemm.gemm.epilogue,
-        );
         if gemm.is_empty() {
-            return Ok(info);
+            return Ok(());
         }
         let pipeline = self.pipeline(key)?;
         WgslDispatch {
@@ -872,7 +678,7 @@ impl SimtBackend {
             label: "coopgemm simt",
         }
         .record(encoder);
-        Ok(info)
+        Ok(())
     }
 }
 
@@ -901,37 +707,35 @@ impl Backend for SimtBackend {
         true
     }
 
-    fn tile(&self, gemm: &ResolvedGemm) -> Option<(u32, u32)> {
+    fn choose(&self, gemm: &ResolvedGemm) -> Result<KernelConfig> {
         self.choose_config(gemm)
-            .map(|config| (config.tile_m, config.tile_n))
+            .map(KernelConfig::Simt)
+            .ok_or_else(|| Error::Unsupported {
+                backend: BackendKind::Simt,
+                reason: self.no_config_reason(gemm),
+            })
     }
 
-    fn prepare(&self, gemm: &ResolvedGemm, config_name: Option<&str>) -> Result<KernelInfo> {
-        let key = self.key(gemm, config_name)?;
-        self.pipeline(key)?;
-        Ok(KernelInfo::new(
-            BackendKind::Simt,
-            key.config.name.to_string(),
-            &gemm.gemm.epilogue,
-        ))
-    }
-
-    fn tuning_candidates(&self, gemm: &ResolvedGemm) -> Vec<String> {
+    fn candidates(&self, gemm: &ResolvedGemm) -> Vec<KernelConfig> {
         self.usable_configs(gemm)
-            .iter()
-            .map(|config| config.name.to_string())
+            .into_iter()
+            .map(KernelConfig::Simt)
             .collect()
     }
 
-    fn record_config(
+    fn prepare(&self, gemm: &ResolvedGemm, config: &KernelConfig) -> Result<()> {
+        self.pipeline(self.key(gemm, config)?).map(drop)
+    }
+
+    fn record(
         &self,
         gemm: &ResolvedGemm,
         buffers: &GemmBuffers<'_>,
         target: Target<'_>,
-        config_name: Option<&str>,
-    ) -> Result<KernelInfo> {
+        config: &KernelConfig,
+    ) -> Result<()> {
         super::record_wgpu(&self.device, "coopgemm simt", target, |encoder| {
-            self.encode(encoder, gemm, buffers, config_name)
+            self.encode(encoder, gemm, buffers, config)
         })
     }
 }

@@ -1,0 +1,313 @@
+//! The cooperative-matrix backend's configurations: the SPIR-V variants, the KHR kernel's
+//! tilings ([`CoopmatConfig`]), the coopmat2 kernel's tiles ([`WorkgroupScopeConfig`]) and
+//! the choice between them ([`CoopmatPlan`]).
+
+use std::fmt;
+
+use crate::types::{DType, GemmTypes};
+use crate::vulkan::properties::CoopmatShape;
+
+/// One SPIR-V build of the kernel, for one type combination.
+#[derive(Debug, Clone, Copy)]
+pub struct KernelVariant {
+    /// The SPIR-V file's stem (`glsl/spirv/<name>.spv`).
+    pub name: &'static str,
+    /// The types it computes.
+    pub types: GemmTypes,
+    /// The module, as compiled by `tools/spirv` from the table in `glsl/variants.txt`.
+    pub spirv: &'static [u8],
+}
+
+// Variants are equal when their names are (each module has one name in glsl/variants.txt);
+// comparing or hashing the SPIR-V bytes would only cost time.
+impl PartialEq for KernelVariant {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+    }
+}
+
+impl Eq for KernelVariant {}
+
+impl std::hash::Hash for KernelVariant {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.name.hash(state);
+    }
+}
+
+// VARIANTS, EMULATED_VARIANTS and WORKGROUP_SCOPE_VARIANTS, from glsl/variants.txt.
+include!(concat!(env!("OUT_DIR"), "/kernel_variants.rs"));
+
+/// A configuration of the `VK_NV_cooperative_matrix2` kernel: one workgroup-scope matrix
+/// per operand tile, loaded and stored through tensor layouts (the driver stages them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct WorkgroupScopeConfig {
+    /// The kernel variant (type combination).
+    pub variant: KernelVariant,
+    /// Rows of C per workgroup.
+    pub block_m: u32,
+    /// Columns of C per workgroup.
+    pub block_n: u32,
+    /// K depth of one multiply step.
+    pub block_k: u32,
+    /// Invocations per workgroup (the device's requirement for the shape).
+    pub workgroup_size: u32,
+    /// Full K blocks issued back to back per iteration of the K loop.
+    pub k_unroll: u32,
+}
+
+impl WorkgroupScopeConfig {
+    /// K blocks per unrolled group unless `COOPGEMM_COOPMAT2_TILE` names another. On the H100
+    /// (f16, 128x256x32, f32 sums) 8 gives 248 / 289 TFLOP/s at 4096³ / 8192³ against 232 / 269
+    /// for 4; with f16 sums (128x256x64) 282 / 308 against 264 / 291.
+    pub const DEFAULT_K_UNROLL: u32 = 8;
+
+    /// (block_m, block_n, block_k) to try for sums in `accumulate`, largest tile first, the
+    /// heuristic's favourite first among equal tiles. On the H100 with 256 invocations, at
+    /// 4096³ with f32 sums: 128x256x32 215 TFLOP/s, 128x128x64 199, 128x128x32 146,
+    /// 256x128x64 118 (and 128x256x64 205, left out); with f16 sums 128x256x64 265 against
+    /// 224 for 128x256x32 (8192³: 289 against 242), their accumulators taking half the
+    /// registers.
+    ///
+    /// ```
+    /// use coopgemm::{backend::coopmat::WorkgroupScopeConfig, DType};
+    /// assert_eq!(WorkgroupScopeConfig::candidates(DType::F16)[0], (128, 256, 64));
+    /// assert_eq!(WorkgroupScopeConfig::candidates(DType::F32)[0], (128, 256, 32));
+    /// ```
+    pub fn candidates(accumulate: DType) -> &'static [(u32, u32, u32)] {
+        if accumulate.size_bytes() == 2 {
+            &[
+                (128, 256, 64),
+                (128, 256, 32),
+                (128, 128, 64),
+                (128, 128, 32),
+                (64, 64, 32),
+            ]
+        } else {
+            &[(128, 256, 32), (128, 128, 64), (128, 128, 32), (64, 64, 32)]
+        }
+    }
+}
+
+/// What runs one GEMM on the cooperative-matrix backend.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CoopmatPlan {
+    /// The `VK_KHR_cooperative_matrix` kernel: subgroup-scope tiles, staged by hand.
+    Subgroup(CoopmatConfig),
+    /// The `VK_NV_cooperative_matrix2` kernel: workgroup-scope matrices, tensor addressing.
+    WorkgroupScope(WorkgroupScopeConfig),
+}
+
+impl CoopmatPlan {
+    /// Rows of C per workgroup.
+    pub fn block_m(&self) -> u32 {
+        match self {
+            CoopmatPlan::Subgroup(config) => config.block_m(),
+            CoopmatPlan::WorkgroupScope(config) => config.block_m,
+        }
+    }
+
+    /// Columns of C per workgroup.
+    pub fn block_n(&self) -> u32 {
+        match self {
+            CoopmatPlan::Subgroup(config) => config.block_n(),
+            CoopmatPlan::WorkgroupScope(config) => config.block_n,
+        }
+    }
+
+    /// The compiled module it runs.
+    pub fn variant(&self) -> KernelVariant {
+        match self {
+            CoopmatPlan::Subgroup(config) => config.variant,
+            CoopmatPlan::WorkgroupScope(config) => config.variant,
+        }
+    }
+}
+
+/// A short name for logs and benchmark records: `coopmat2-<types>-<BM>x<BN>x<BK>-u<K unroll>-wg<invocations>`.
+impl fmt::Display for WorkgroupScopeConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "coopmat2-{}-{}x{}x{}-u{}-wg{}",
+            self.variant.types.short_name(),
+            self.block_m,
+            self.block_n,
+            self.block_k,
+            self.k_unroll,
+            self.workgroup_size
+        )
+    }
+}
+
+/// The kernel's configuration's name.
+impl fmt::Display for CoopmatPlan {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CoopmatPlan::Subgroup(config) => config.fmt(f),
+            CoopmatPlan::WorkgroupScope(config) => config.fmt(f),
+        }
+    }
+}
+
+/// A workgroup tiling of the kernel: `sg_rows × sg_cols` subgroups, each owning
+/// `tiles_m × tiles_n` cooperative-matrix tiles, walking K in stages of `bk`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CoopmatTiling {
+    /// Subgroups per workgroup along M.
+    pub sg_rows: u32,
+    /// Subgroups per workgroup along N.
+    pub sg_cols: u32,
+    /// Cooperative-matrix tiles per subgroup along M.
+    pub tiles_m: u32,
+    /// Cooperative-matrix tiles per subgroup along N.
+    pub tiles_n: u32,
+    /// K depth of one shared-memory stage, in cooperative-matrix K steps.
+    pub k_steps: u32,
+}
+
+impl CoopmatTiling {
+    /// Parses `SG_ROWSxSG_COLSxTILES_MxTILES_NxK_STEPS`, e.g. `2x2x4x4x2`.
+    pub fn parse(text: &str) -> Option<CoopmatTiling> {
+        let numbers: Vec<u32> = text
+            .split('x')
+            .map(|part| part.parse().ok())
+            .collect::<Option<_>>()?;
+        match numbers[..] {
+            [sg_rows, sg_cols, tiles_m, tiles_n, k_steps] if numbers.iter().all(|&v| v > 0) => {
+                Some(CoopmatTiling {
+                    sg_rows,
+                    sg_cols,
+                    tiles_m,
+                    tiles_n,
+                    k_steps,
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// Tilings to try, largest first.
+    /// On the H100 at 4096³ f16 (16×16×16): 2x4x4x2x1 178 TFLOP/s, 2x2x4x4x2 114, 2x2x4x4x1 156.
+    pub const CANDIDATES: [CoopmatTiling; 5] = [
+        CoopmatTiling {
+            sg_rows: 2,
+            sg_cols: 4,
+            tiles_m: 4,
+            tiles_n: 2,
+            k_steps: 1,
+        },
+        CoopmatTiling {
+            sg_rows: 2,
+            sg_cols: 2,
+            tiles_m: 4,
+            tiles_n: 4,
+            k_steps: 1,
+        },
+        CoopmatTiling {
+            sg_rows: 2,
+            sg_cols: 2,
+            tiles_m: 2,
+            tiles_n: 4,
+            k_steps: 2,
+        },
+        CoopmatTiling {
+            sg_rows: 2,
+            sg_cols: 2,
+            tiles_m: 2,
+            tiles_n: 2,
+            k_steps: 2,
+        },
+        CoopmatTiling {
+            sg_rows: 2,
+            sg_cols: 2,
+            tiles_m: 1,
+            tiles_n: 1,
+            k_steps: 2,
+        },
+    ];
+}
+
+/// Everything that fixes one pipeline: shape, subgroup size, tiling and operand layouts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CoopmatConfig {
+    /// The kernel variant (type combination).
+    pub variant: KernelVariant,
+    /// The cooperative-matrix shape, from the device's list.
+    pub shape: CoopmatShape,
+    /// Subgroup size the pipeline runs with.
+    pub subgroup_size: u32,
+    /// Workgroup tiling.
+    pub tiling: CoopmatTiling,
+}
+
+impl CoopmatConfig {
+    /// Rows of C per workgroup.
+    pub fn block_m(&self) -> u32 {
+        self.tiling.sg_rows * self.tiling.tiles_m * self.shape.m
+    }
+
+    /// Columns of C per workgroup.
+    pub fn block_n(&self) -> u32 {
+        self.tiling.sg_cols * self.tiling.tiles_n * self.shape.n
+    }
+
+    /// K depth of one shared-memory stage.
+    pub fn block_k(&self) -> u32 {
+        self.tiling.k_steps * self.shape.k
+    }
+
+    /// Invocations per workgroup.
+    pub fn workgroup_size(&self) -> u32 {
+        self.subgroup_size * self.tiling.sg_rows * self.tiling.sg_cols
+    }
+
+    /// Shared memory the kernel declares for this configuration (the formula in the
+    /// kernel's header: two padded stages of A and B tiles, or the epilogue scratch).
+    pub fn shared_memory_bytes(&self, a_row_major: bool, b_row_major: bool) -> u32 {
+        let element = self.variant.types.input.size_bytes() as u32;
+        let accumulator = self.variant.types.accumulate.size_bytes() as u32;
+        // Row stride in 16-byte units, rounded up to an odd count.
+        let stride = |elements: u32, bytes: u32| {
+            let units = (elements * bytes).div_ceil(16);
+            units | 1
+        };
+        let (bm, bn, bk) = (self.block_m(), self.block_n(), self.block_k());
+        let (a_rows, a_stride) = if a_row_major {
+            (bm, stride(bk, element))
+        } else {
+            (bk, stride(bm, element))
+        };
+        let (b_rows, b_stride) = if b_row_major {
+            (bk, stride(bn, element))
+        } else {
+            (bn, stride(bk, element))
+        };
+        let stages = 2 * (a_rows * a_stride + b_rows * b_stride);
+        let scratch = self.tiling.sg_rows
+            * self.tiling.sg_cols
+            * self.shape.m
+            * stride(self.shape.n, accumulator);
+        16 * stages.max(scratch)
+    }
+}
+
+/// A short name for logs and benchmark records:
+/// `coopmat-<types>-<shape>-sg<subgroup size>-<subgroups>sg-<tiles>tiles-bk<BK>`.
+impl fmt::Display for CoopmatConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "coopmat-{}-{}x{}x{}-sg{}-{}x{}sg-{}x{}tiles-bk{}",
+            self.variant.types.short_name(),
+            self.shape.m,
+            self.shape.n,
+            self.shape.k,
+            self.subgroup_size,
+            self.tiling.sg_rows,
+            self.tiling.sg_cols,
+            self.tiling.tiles_m,
+            self.tiling.tiles_n,
+            self.block_k()
+        )
+    }
+}

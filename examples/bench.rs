@@ -216,7 +216,10 @@ fn measure<I: Element, O: Element>(
         None => (gemm, GemmBuffers::new(&a_buffer, &b_buffer, &c_buffer)),
     };
     let config = if tune {
-        context.tune(std::slice::from_ref(gemm))?.remove(0).to_string()
+        context
+            .tune(std::slice::from_ref(gemm))?
+            .remove(0)
+            .to_string()
     } else {
         context.prepare(gemm)?.to_string()
     };

@@ -217,3 +217,10 @@ pub(crate) fn bound_range(
         first_element: first_element as u32,
     })
 }
+
+/// A stride or element index as the kernels' 32-bit uniforms hold it. Every one of a bound
+/// operand fits ([`BindingPlan`] rejects larger ranges, see [`MAX_ELEMENT_INDEX`]); the
+/// clamp only keeps the values of unbound (empty) operands in range.
+pub(crate) fn uniform_u32(value: u64) -> u32 {
+    value.min(u32::MAX as u64) as u32
+}

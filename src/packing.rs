@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 use bytemuck::{Pod, Zeroable};
 use wgpu::util::DeviceExt;
 
-use crate::bindings::bound_range;
+use crate::bindings::{bound_range, uniform_u32};
 use crate::error::{Error, Operand, Result};
 use crate::problem::{Gemm, MatrixLayout, Order, ResolvedGemm};
 
@@ -183,9 +183,9 @@ impl PackKernel {
             width,
             panel_rows: k,
             source_first: source.first_element,
-            source_row_stride: resolved.b.row_stride().min(u32::MAX as u64) as u32,
-            source_col_stride: resolved.b.col_stride().min(u32::MAX as u64) as u32,
-            source_batch_stride: resolved.b.batch_stride.min(u32::MAX as u64) as u32,
+            source_row_stride: uniform_u32(resolved.b.row_stride()),
+            source_col_stride: uniform_u32(resolved.b.col_stride()),
+            source_batch_stride: uniform_u32(resolved.b.batch_stride),
             words_per_batch,
             element_bits: 8 * element_bytes as u32,
             padding: [0; 2],

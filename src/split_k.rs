@@ -18,7 +18,7 @@ use wgpu::util::DeviceExt;
 
 use crate::backend::simt::output_snippets;
 use crate::backend::{flat_grid, record_wgpu, Backend, KernelConfig, Target};
-use crate::bindings::{BindingPlan, GemmBuffers};
+use crate::bindings::{uniform_u32, BindingPlan, GemmBuffers};
 use crate::error::{Error, Result};
 use crate::options::SplitKChoice;
 use crate::problem::{Gemm, MatrixLayout, ResolvedGemm};
@@ -279,8 +279,8 @@ impl SplitKernels {
             slices: split.partials(),
             slice_stride: elements as u32,
             c_first: plan.c.first_element,
-            c_row_stride: gemm.c.row_stride().min(u32::MAX as u64) as u32,
-            c_col_stride: gemm.c.col_stride().min(u32::MAX as u64) as u32,
+            c_row_stride: uniform_u32(gemm.c.row_stride()),
+            c_col_stride: uniform_u32(gemm.c.col_stride()),
             alpha: gemm.gemm.alpha,
             beta: gemm.gemm.beta,
             bias_first: plan.bias.map_or(0, |bias| bias.first_element),

@@ -14,7 +14,7 @@ pub use config::*;
 use super::{
     check_grid, unusable_config, Backend, BackendKind, BackendSetup, KernelConfig, Target,
 };
-use crate::bindings::{BindingPlan, GemmBuffers};
+use crate::bindings::{uniform_u32, BindingPlan, GemmBuffers};
 use crate::error::{Error, Result};
 use crate::problem::{Order, ResolvedGemm};
 use crate::types::{DType, GemmTypes};
@@ -518,10 +518,6 @@ fn plain_store(gemm: &ResolvedGemm) -> bool {
     g.alpha == 1.0 && g.beta == 0.0 && g.epilogue.is_identity() && g.types.output != DType::BF16
 }
 
-fn stride32(stride: u64) -> u32 {
-    stride.min(u32::MAX as u64) as u32
-}
-
 impl Backend for CoopmatBackend {
     fn kind(&self) -> BackendKind {
         BackendKind::Coopmat
@@ -587,22 +583,22 @@ impl Backend for CoopmatBackend {
             m: gemm.gemm.m,
             n: gemm.gemm.n,
             k: gemm.gemm.k,
-            lda: stride32(gemm.a.leading_dimension),
+            lda: uniform_u32(gemm.a.leading_dimension),
             ldb: match gemm.b.order {
                 Order::ColumnPanels { width } => width,
-                _ => stride32(gemm.b.leading_dimension),
+                _ => uniform_u32(gemm.b.leading_dimension),
             },
-            ldc: stride32(gemm.c.leading_dimension),
+            ldc: uniform_u32(gemm.c.leading_dimension),
             a_offset: plan.a.first_element,
             b_offset: plan.b.first_element,
             c_offset: plan.c.first_element,
-            a_batch_stride: stride32(gemm.a.batch_stride),
-            b_batch_stride: stride32(gemm.b.batch_stride),
-            c_batch_stride: stride32(gemm.c.batch_stride),
+            a_batch_stride: uniform_u32(gemm.a.batch_stride),
+            b_batch_stride: uniform_u32(gemm.b.batch_stride),
+            c_batch_stride: uniform_u32(gemm.c.batch_stride),
             alpha: gemm.gemm.alpha,
             beta: gemm.gemm.beta,
             bias_offset: plan.bias.map_or(0, |bias| bias.first_element),
-            b_panel_stride: stride32(gemm.b.panel_stride()),
+            b_panel_stride: uniform_u32(gemm.b.panel_stride()),
             activation: gemm.gemm.epilogue.activation.shader_code(),
             bias_axis: gemm.gemm.epilogue.bias_code(),
         };

@@ -17,19 +17,19 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use bytemuck::{Pod, Zeroable};
-use wgpu::util::DeviceExt;
-
 mod config;
 
 pub use config::SimtConfig;
 
+use super::wgpu_dispatch::{
+    gemm_bind_group_layout, k_contiguous, loads_whole_quads, GemmParams, WgslDispatch,
+};
 use super::{
     check_grid, unusable_config, Backend, BackendKind, BackendSetup, KernelConfig, Target,
 };
 use crate::bindings::{BindingPlan, GemmBuffers};
 use crate::error::{Error, Result};
-use crate::problem::{Order, ResolvedGemm, ResolvedMatrix};
+use crate::problem::ResolvedGemm;
 use crate::types::{DType, GemmTypes};
 
 /// The WGSL body of the SIMT kernel (without the storage snippets and [`STAGING_WGSL`]; see
@@ -179,114 +179,6 @@ pub fn simt_source(types: GemmTypes, shader_f16: bool, vector_loads: bool) -> Op
     )
 }
 
-/// Whether the SIMT kernel can load `matrix` (A when `is_a`, else B) a quad at a time: four
-/// elements adjacent along its contiguous direction, starting at a multiple of 4, inside a
-/// bound range of whole quads. Then the operand binds as vectors ([`simt_source`]).
-/// `tile_stride` is the element distance between the B tiles of neighbouring workgroups.
-///
-/// Holds when the contiguous direction has stride 1 and the matrix's offset, its other
-/// strides and its end (the bound range's end) are multiples of 4: e.g. row-major A with
-/// K and the leading dimension multiples of 4.
-pub(crate) fn loads_whole_quads(matrix: &ResolvedMatrix, is_a: bool, tile_stride: u64) -> bool {
-    let (outer_stride, k_stride) = if is_a {
-        (matrix.row_stride(), matrix.col_stride())
-    } else {
-        (matrix.col_stride(), matrix.row_stride())
-    };
-    let (contiguous, other) = if k_contiguous(matrix, is_a) {
-        (k_stride, outer_stride)
-    } else {
-        (outer_stride, k_stride)
-    };
-    let aligned = |value: u64| value.is_multiple_of(4);
-    contiguous == 1
-        && aligned(other)
-        && aligned(matrix.offset)
-        && aligned(matrix.end_index())
-        && (matrix.batch == 1 || aligned(matrix.batch_stride))
-        && (is_a || aligned(tile_stride))
-}
-
-/// The kernels' uniform block; mirrors `Params` in `wgsl/staging.wgsl` (the SIMT and the
-/// WGSL cooperative-matrix kernels share it).
-#[repr(C)]
-#[derive(Debug, Clone, Copy, Pod, Zeroable)]
-pub(crate) struct SimtParams {
-    m: u32,
-    n: u32,
-    k: u32,
-    b_tile_stride: u32,
-    a_first: u32,
-    a_outer_stride: u32,
-    a_k_stride: u32,
-    a_batch_stride: u32,
-    b_first: u32,
-    b_outer_stride: u32,
-    b_k_stride: u32,
-    b_batch_stride: u32,
-    c_first: u32,
-    c_row_stride: u32,
-    c_col_stride: u32,
-    c_batch_stride: u32,
-    alpha: f32,
-    beta: f32,
-    bias_first: u32,
-    activation: u32,
-    bias_axis: u32,
-    a_k_contiguous: u32,
-    b_k_contiguous: u32,
-    padding: u32,
-}
-
-/// A stride as the kernel's 32-bit arithmetic sees it. Strides larger than `u32::MAX` only
-/// occur when they are never multiplied by a non-zero index (binding checks guarantee it).
-fn stride32(stride: u64) -> u32 {
-    stride.min(u32::MAX as u64) as u32
-}
-
-impl SimtParams {
-    /// Elements between the B tiles (`tile_n` columns wide) of neighbouring workgroups.
-    pub(crate) fn b_tile_stride(gemm: &ResolvedGemm, tile_n: u32) -> u64 {
-        match gemm.b.order {
-            Order::ColumnPanels { .. } => gemm.b.panel_stride(),
-            _ => gemm.b.col_stride().saturating_mul(tile_n as u64),
-        }
-    }
-
-    /// The block for a kernel whose workgroup tile is `tile_n` columns wide.
-    pub(crate) fn new(gemm: &ResolvedGemm, plan: &BindingPlan, tile_n: u32) -> SimtParams {
-        // A is addressed as (row = outer, k); B as (col = outer, k).
-        let (a_outer, a_k) = (gemm.a.row_stride(), gemm.a.col_stride());
-        let (b_k, b_outer) = (gemm.b.row_stride(), gemm.b.col_stride());
-        SimtParams {
-            m: gemm.gemm.m,
-            n: gemm.gemm.n,
-            k: gemm.gemm.k,
-            b_tile_stride: stride32(SimtParams::b_tile_stride(gemm, tile_n)),
-            a_first: plan.a.first_element,
-            a_outer_stride: stride32(a_outer),
-            a_k_stride: stride32(a_k),
-            a_batch_stride: stride32(gemm.a.batch_stride),
-            b_first: plan.b.first_element,
-            b_outer_stride: stride32(b_outer),
-            b_k_stride: stride32(b_k),
-            b_batch_stride: stride32(gemm.b.batch_stride),
-            c_first: plan.c.first_element,
-            c_row_stride: stride32(gemm.c.row_stride()),
-            c_col_stride: stride32(gemm.c.col_stride()),
-            c_batch_stride: stride32(gemm.c.batch_stride),
-            alpha: gemm.gemm.alpha,
-            beta: gemm.gemm.beta,
-            bias_first: plan.bias.map_or(0, |bias| bias.first_element),
-            activation: gemm.gemm.epilogue.activation.shader_code(),
-            bias_axis: gemm.gemm.epilogue.bias_code(),
-            a_k_contiguous: u32::from(k_contiguous(&gemm.a, true)),
-            b_k_contiguous: u32::from(k_contiguous(&gemm.b, false)),
-            padding: 0,
-        }
-    }
-}
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 struct PipelineKey {
     config: SimtConfig,
@@ -326,105 +218,6 @@ pub struct SimtBackend {
     statistics: Option<crate::vulkan::statistics::PipelineStatistics>,
     /// Stamps each pass while a GPU timing is under way (set by the context).
     timer: Option<Arc<crate::timing::GpuTimer>>,
-}
-
-pub(crate) fn storage_entry(binding: u32, read_only: bool) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::COMPUTE,
-        ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Storage { read_only },
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-        count: None,
-    }
-}
-
-/// The bind group layout of the WGSL GEMM kernels (SIMT and WGSL cooperative-matrix): 0 the
-/// uniform `Params`, 1 A, 2 B (read-only), 3 C, 4 the bias vector (read-only).
-pub(crate) fn gemm_bind_group_layout(device: &wgpu::Device, label: &str) -> wgpu::BindGroupLayout {
-    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some(label),
-        entries: &[
-            wgpu::BindGroupLayoutEntry {
-                binding: 0,
-                visibility: wgpu::ShaderStages::COMPUTE,
-                ty: wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Uniform,
-                    has_dynamic_offset: false,
-                    min_binding_size: wgpu::BufferSize::new(
-                        std::mem::size_of::<SimtParams>() as u64
-                    ),
-                },
-                count: None,
-            },
-            storage_entry(1, true),
-            storage_entry(2, true),
-            storage_entry(3, false),
-            storage_entry(4, true),
-        ],
-    })
-}
-
-/// One dispatch of a WGSL GEMM kernel whose bindings follow [`gemm_bind_group_layout`].
-pub(crate) struct WgslDispatch<'a> {
-    pub device: &'a wgpu::Device,
-    pub layout: &'a wgpu::BindGroupLayout,
-    pub pipeline: &'a wgpu::ComputePipeline,
-    pub params: SimtParams,
-    pub plan: &'a BindingPlan,
-    pub buffers: &'a GemmBuffers<'a>,
-    pub grid: [u32; 3],
-    pub timer: Option<&'a crate::timing::GpuTimer>,
-    pub label: &'a str,
-}
-
-impl WgslDispatch<'_> {
-    /// Records the dispatch in a compute pass of its own on `encoder`.
-    pub(crate) fn record(&self, encoder: &mut wgpu::CommandEncoder) {
-        let params_buffer = self
-            .device
-            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some(self.label),
-                contents: bytemuck::bytes_of(&self.params),
-                usage: wgpu::BufferUsages::UNIFORM,
-            });
-        let (plan, buffers) = (self.plan, self.buffers);
-        let bind_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some(self.label),
-            layout: self.layout,
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: params_buffer.as_entire_binding(),
-                },
-                plan.a.bind_group_entry(1, buffers.a),
-                plan.b.bind_group_entry(2, buffers.b),
-                plan.c.bind_group_entry(3, buffers.c),
-                // Without a bias, binding 4 is never read: A's range stands in.
-                match (buffers.bias, plan.bias) {
-                    (Some(bias), Some(range)) => range.bind_group_entry(4, bias),
-                    _ => plan.a.bind_group_entry(4, buffers.a),
-                },
-            ],
-        });
-        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some(self.label),
-            timestamp_writes: self.timer.and_then(|timer| timer.pass_writes()),
-        });
-        pass.set_pipeline(self.pipeline);
-        pass.set_bind_group(0, &bind_group, &[]);
-        pass.dispatch_workgroups(self.grid[0], self.grid[1], self.grid[2]);
-    }
-}
-
-/// Whether consecutive k of an operand are adjacent in memory.
-pub(crate) fn k_contiguous(matrix: &ResolvedMatrix, k_is_column: bool) -> bool {
-    match matrix.order {
-        Order::RowMajor | Order::ColumnPanels { .. } => k_is_column,
-        Order::ColumnMajor => !k_is_column,
-    }
 }
 
 impl SimtBackend {
@@ -625,7 +418,7 @@ impl SimtBackend {
             KernelConfig::Simt(config) if self.usable_configs(gemm).contains(config) => *config,
             other => return Err(unusable_config(BackendKind::Simt, other)),
         };
-        let b_tile_stride = SimtParams::b_tile_stride(gemm, config.tile_n);
+        let b_tile_stride = GemmParams::b_tile_stride(gemm, config.tile_n);
         Ok(PipelineKey {
             config,
             types: gemm.gemm.types,
@@ -670,7 +463,7 @@ impl SimtBackend {
             device: &self.device,
             layout: &self.bind_group_layout,
             pipeline: &pipeline,
-            params: SimtParams::new(gemm, &plan, config.tile_n),
+            params: GemmParams::new(gemm, &plan, config.tile_n),
             plan: &plan,
             buffers,
             grid,
@@ -741,166 +534,4 @@ impl Backend for SimtBackend {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The kernel for every storable type combination parses and validates with naga; every
-    /// named configuration, with every operand layout, specialises, and fits the default
-    /// limits where it claims to.
-    #[test]
-    fn every_configuration_validates_with_naga() {
-        let limits = wgpu::Limits {
-            // What discrete GPUs offer; devices below skip the configs that exceed it
-            // (lavapipe: 32 KiB of workgroup memory; WebGPU's minimum: 256 invocations).
-            max_compute_workgroup_storage_size: 49152,
-            max_compute_invocations_per_workgroup: 1024,
-            max_compute_workgroup_size_x: 1024,
-            ..wgpu::Limits::default()
-        };
-        let storable: Vec<GemmTypes> = GemmTypes::ALL
-            .into_iter()
-            .filter(|t| simt_source(*t, false, false).is_some())
-            .collect();
-        assert_eq!(
-            storable.len(),
-            8,
-            "every float combination but i8: {storable:?}"
-        );
-        for (types, shader_f16, vector_loads) in storable.into_iter().flat_map(|types| {
-            [false, true]
-                .into_iter()
-                .flat_map(move |f16| [(types, f16, false), (types, f16, true)])
-        }) {
-            let source = simt_source(types, shader_f16, vector_loads).unwrap();
-            let module = naga::front::wgsl::parse_str(&source)
-                .unwrap_or_else(|e| panic!("{types}: {}", e.emit_to_string(&source)));
-            // What wgpu grants with DownlevelFlags::SHADER_F16_IN_F32 (f16 pack/unpack), and
-            // with SHADER_F16 where the kernel is built for it.
-            let mut capabilities = naga::valid::Capabilities::SHADER_FLOAT16_IN_FLOAT32;
-            capabilities.set(naga::valid::Capabilities::SHADER_FLOAT16, shader_f16);
-            let info =
-                naga::valid::Validator::new(naga::valid::ValidationFlags::all(), capabilities)
-                    .validate(&module)
-                    .unwrap_or_else(|e| panic!("{types}: {}", e.emit_to_string(&source)));
-            let scalar_bytes = compute_type(types, shader_f16).size_bytes() as u32;
-            for config in SimtConfig::ALL {
-                config
-                    .check(&limits)
-                    .unwrap_or_else(|e| panic!("{}: {e}", config.name));
-                for layout in [
-                    Some((false, false)),
-                    Some((false, true)),
-                    Some((true, false)),
-                    Some((true, true)),
-                    None,
-                ] {
-                    let mut constants = naga::back::PipelineConstants::default();
-                    for (name, value) in config.constants(layout, layout.is_some()) {
-                        constants.insert(name.to_string(), value);
-                    }
-                    let (specialised, _) = naga::back::pipeline_constants::process_overrides(
-                        &module,
-                        &info,
-                        Some((naga::ShaderStage::Compute, "main")),
-                        &constants,
-                    )
-                    .unwrap_or_else(|e| panic!("{} {types}: {e:?}", config.name));
-                    let workgroup_bytes: u32 = specialised
-                        .global_variables
-                        .iter()
-                        .filter(|(_, var)| var.space == naga::AddressSpace::WorkGroup)
-                        .map(|(_, var)| specialised.types[var.ty].inner.size(specialised.to_ctx()))
-                        .sum();
-                    assert_eq!(
-                        workgroup_bytes,
-                        config.workgroup_memory_bytes() * scalar_bytes / 4,
-                        "{} {types}",
-                        config.name
-                    );
-                    let entry = &specialised.entry_points[0];
-                    assert_eq!(
-                        entry.workgroup_size,
-                        [config.workgroup_size(), 1, 1],
-                        "{}",
-                        config.name
-                    );
-                }
-            }
-        }
-    }
-
-    /// Vector loads exactly where every quad is aligned: the contiguous direction has stride
-    /// 1, and offsets, the other strides and the operand's end are multiples of 4.
-    #[test]
-    fn vector_loads_need_aligned_quads() {
-        use crate::{Gemm, MatrixLayout};
-        let quads = |gemm: Gemm| {
-            let gemm = gemm.resolve().unwrap();
-            let config = SimtConfig::by_name("128x64x8-t8x4").unwrap();
-            let b_tile_stride = SimtParams::b_tile_stride(&gemm, config.tile_n);
-            (
-                loads_whole_quads(&gemm.a, true, 0),
-                loads_whole_quads(&gemm.b, false, b_tile_stride),
-            )
-        };
-        assert_eq!(quads(Gemm::new(64, 64, 64)), (true, true));
-        assert_eq!(
-            quads(Gemm::new(64, 64, 64).a(MatrixLayout::column_major())),
-            (true, true)
-        );
-        // K = 30: A's rows end off a quad; B (n = 64, row-major) is aligned.
-        assert_eq!(quads(Gemm::new(64, 64, 30)), (false, true));
-        // Offsets and leading dimensions.
-        assert_eq!(
-            quads(Gemm::new(8, 8, 8).a(MatrixLayout::row_major().offset(2))),
-            (false, true)
-        );
-        assert_eq!(
-            quads(Gemm::new(8, 8, 8).b(MatrixLayout::row_major().leading_dimension(10))),
-            (true, false)
-        );
-        // A batch stride off a quad (the end, 2 * 66 + 64, is on one).
-        assert_eq!(
-            quads(
-                Gemm::new(8, 8, 8)
-                    .batch(3)
-                    .a(MatrixLayout::row_major().batch_stride(66))
-            ),
-            (false, true)
-        );
-    }
-
-    #[test]
-    fn types_without_simt_storage_say_why() {
-        for types in [
-            GemmTypes::I8_I32,
-            GemmTypes::new(DType::F16, DType::F32, DType::BF16),
-        ] {
-            let reason = check_types(types).unwrap_err();
-            assert!(reason.contains(&types.to_string()), "{reason}");
-        }
-    }
-
-    #[test]
-    fn configuration_constraints_reject_bad_tiles() {
-        let limits = wgpu::Limits::default();
-        let bad = SimtConfig {
-            name: "bad",
-            tile_m: 64,
-            tile_n: 64,
-            tile_k: 6,
-            thread_m: 8,
-            thread_n: 8,
-        };
-        assert!(bad.check(&limits).is_err());
-        let too_big = SimtConfig {
-            name: "big",
-            tile_m: 256,
-            tile_n: 256,
-            tile_k: 16,
-            thread_m: 8,
-            thread_n: 8,
-        };
-        assert!(too_big.check(&limits).is_err());
-    }
-}
+mod tests;

@@ -44,7 +44,7 @@
 #![deny(unsafe_code)]
 
 mod autotune;
-pub mod backend;
+mod backend;
 mod backends;
 mod bindings;
 mod context;
@@ -65,12 +65,11 @@ mod split_k;
 mod timing;
 mod types;
 #[allow(unsafe_code)]
-pub mod vulkan;
+mod vulkan;
 
-pub use autotune::MAX_TUNING_BYTES;
 pub use backend::{Backend, BackendKind, KernelConfig, KernelInfo, Target};
 pub use backends::BackendStatus;
-pub use bindings::{BindingPlan, BoundRange, GemmBuffers, MAX_ELEMENT_INDEX};
+pub use bindings::{GemmBuffers, MAX_ELEMENT_INDEX};
 pub use context::{Context, RecordedGemm, SubmittedGemm};
 pub use disk_cache::cache_key;
 pub use epilogue::{Activation, Bias, BiasAxis, Epilogue};
@@ -79,13 +78,41 @@ pub use host::HOST_BUFFER_USAGES;
 pub use options::{
     AutotuneChoice, BackendChoice, ContextOptions, DiskCache, KernelOverrides, SplitKChoice,
 };
-pub use packing::{PackedB, PACK_B_WGSL};
+pub use packing::PackedB;
 pub use planner::Plan;
 pub use problem::{Gemm, MatrixLayout, Order, ResolvedBias, ResolvedGemm, ResolvedMatrix};
 pub use reference::{sample_data, sample_values, Comparison, Reference, SampleData};
-pub use selection::{Selection, SelectionPolicy, COOPMAT_MIN_MULTIPLY_ADDS};
-pub use split_k::{SplitK, SPLIT_K_REDUCE_WGSL};
+pub use selection::{Selection, COOPMAT_MIN_MULTIPLY_ADDS};
+pub use split_k::SplitK;
 pub use types::{DType, Element, GemmTypes};
+
+/// The kernel configurations of each backend: what a [`KernelConfig`] holds.
+pub mod config {
+    pub use crate::backend::coopmat::CoopmatPlan;
+    #[cfg(vulkan_interop)]
+    pub use crate::backend::coopmat::{
+        CoopmatConfig, CoopmatTiling, KernelVariant, WorkgroupScopeConfig,
+    };
+    pub use crate::backend::simt::SimtConfig;
+    pub use crate::backend::wgsl_coopmat::{CoopShape, WgslCoopConfig};
+    #[cfg(vulkan_interop)]
+    pub use crate::vulkan::properties::CoopmatShape;
+}
+
+/// What the backends know of the device (cooperative-matrix properties, enabled
+/// extensions, raw object counts, the embedded SPIR-V variants), for `examples/info.rs` and
+/// the tests through [`Context::coopmat`] and [`Context::wgsl_coopmat`]. Not part of the
+/// stable API.
+#[doc(hidden)]
+pub mod introspection {
+    pub use crate::backend::coopmat::CoopmatBackend;
+    #[cfg(vulkan_interop)]
+    pub use crate::backend::coopmat::{EMULATED_VARIANTS, VARIANTS, WORKGROUP_SCOPE_VARIANTS};
+    pub use crate::backend::wgsl_coopmat::WgslCoopBackend;
+    #[cfg(vulkan_interop)]
+    pub use crate::vulkan::properties::CoopmatDeviceInfo;
+    pub use crate::vulkan::EnabledFeatures;
+}
 
 /// The README's Rust examples, compiled as doctests so they cannot go stale.
 #[doc = include_str!("../README.md")]

@@ -244,7 +244,7 @@ fn gemm_coopmat_modules_share_one_host_interface() {
 
 #[test]
 fn every_variant_the_backend_embeds_is_committed() {
-    use coopgemm::backend::coopmat::{EMULATED_VARIANTS, VARIANTS, WORKGROUP_SCOPE_VARIANTS};
+    use coopgemm::introspection::{EMULATED_VARIANTS, VARIANTS, WORKGROUP_SCOPE_VARIANTS};
     let embedded = VARIANTS
         .iter()
         .chain(EMULATED_VARIANTS.iter())

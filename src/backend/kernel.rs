@@ -15,7 +15,7 @@ use crate::epilogue::Epilogue;
 /// A kernel configuration of one backend.
 ///
 /// ```
-/// use coopgemm::{backend::simt::SimtConfig, BackendKind, KernelConfig};
+/// use coopgemm::{config::SimtConfig, BackendKind, KernelConfig};
 /// let config = KernelConfig::Simt("128x64x8-t8x4".parse::<SimtConfig>()?);
 /// assert_eq!(config.backend(), BackendKind::Simt);
 /// assert_eq!(config.tile(), (128, 64));

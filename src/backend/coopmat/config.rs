@@ -69,7 +69,7 @@ impl WorkgroupScopeConfig {
     /// registers.
     ///
     /// ```
-    /// use coopgemm::{backend::coopmat::WorkgroupScopeConfig, DType};
+    /// use coopgemm::{config::WorkgroupScopeConfig, DType};
     /// assert_eq!(WorkgroupScopeConfig::candidates(DType::F16)[0], (128, 256, 64));
     /// assert_eq!(WorkgroupScopeConfig::candidates(DType::F32)[0], (128, 256, 32));
     /// ```

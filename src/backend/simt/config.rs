@@ -6,7 +6,7 @@ use std::str::FromStr;
 /// One tile configuration of the SIMT kernel.
 ///
 /// ```
-/// use coopgemm::backend::simt::SimtConfig;
+/// use coopgemm::config::SimtConfig;
 /// let large = SimtConfig::by_name("128x128x8-t8x8").unwrap();
 /// assert_eq!(large.workgroup_size(), 256);
 /// ```

@@ -105,14 +105,7 @@ fn check_types(types: GemmTypes) -> std::result::Result<(), String> {
 /// The type the SIMT kernel multiplies and sums `types` in: f16 where the GEMM asks for
 /// f16 sums of f16 inputs and the device has `SHADER_F16` (`shader_f16`), f32 otherwise (a
 /// requested f16 accumulation carried out in f32 is more accurate than asked).
-///
-/// ```
-/// use coopgemm::{backend::simt::compute_type, DType, GemmTypes};
-/// assert_eq!(compute_type(GemmTypes::F16_ACC_F16, true), DType::F16);
-/// assert_eq!(compute_type(GemmTypes::F16_ACC_F16, false), DType::F32);
-/// assert_eq!(compute_type(GemmTypes::F16_F32, true), DType::F32);
-/// ```
-pub fn compute_type(types: GemmTypes, shader_f16: bool) -> DType {
+pub(crate) fn compute_type(types: GemmTypes, shader_f16: bool) -> DType {
     let f16_sums = types.input == DType::F16 && types.accumulate == DType::F16;
     if f16_sums && shader_f16 {
         DType::F16
@@ -126,15 +119,11 @@ pub fn compute_type(types: GemmTypes, shader_f16: bool) -> DType {
 /// arithmetic ([`compute_type`]), then the body. With `vector_loads`, A and B are bound as
 /// arrays of four-element vectors (one load per quad; only for GEMMs whose operands
 /// `loads_whole_quads`). `None` when the SIMT kernel cannot store these types.
-///
-/// ```
-/// use coopgemm::{backend::simt::simt_source, GemmTypes};
-/// assert!(simt_source(GemmTypes::BF16_F32_BF16, true, false).unwrap().contains("fn decode_16bit"));
-/// assert!(simt_source(GemmTypes::F32, true, true).unwrap().contains("array<vec4<f32>>"));
-/// assert!(simt_source(GemmTypes::F16_ACC_F16, true, false).unwrap().starts_with("// The kernel multiplies and sums in f16"));
-/// assert!(simt_source(GemmTypes::I8_I32, true, false).is_none());
-/// ```
-pub fn simt_source(types: GemmTypes, shader_f16: bool, vector_loads: bool) -> Option<String> {
+pub(crate) fn simt_source(
+    types: GemmTypes,
+    shader_f16: bool,
+    vector_loads: bool,
+) -> Option<String> {
     check_types(types).ok()?;
     if compute_type(types, shader_f16) == DType::F16 {
         let output = match types.output {

@@ -160,3 +160,26 @@ fn configuration_constraints_reject_bad_tiles() {
     };
     assert!(too_big.check(&limits).is_err());
 }
+
+/// f16 arithmetic only where f16 sums of f16 inputs are asked for and the device has it.
+#[test]
+fn compute_type_is_f16_only_for_f16_sums_with_shader_f16() {
+    assert_eq!(compute_type(GemmTypes::F16_ACC_F16, true), DType::F16);
+    assert_eq!(compute_type(GemmTypes::F16_ACC_F16, false), DType::F32);
+    assert_eq!(compute_type(GemmTypes::F16_F32, true), DType::F32);
+}
+
+/// Each type combination gets its own storage snippets; integers have no SIMT kernel.
+#[test]
+fn sources_pick_the_snippets_of_their_types() {
+    assert!(simt_source(GemmTypes::BF16_F32_BF16, true, false)
+        .unwrap()
+        .contains("fn decode_16bit"));
+    assert!(simt_source(GemmTypes::F32, true, true)
+        .unwrap()
+        .contains("array<vec4<f32>>"));
+    assert!(simt_source(GemmTypes::F16_ACC_F16, true, false)
+        .unwrap()
+        .starts_with("// The kernel multiplies and sums in f16"));
+    assert!(simt_source(GemmTypes::I8_I32, true, false).is_none());
+}

@@ -71,7 +71,7 @@ impl CoopShape {
 /// Written `c{coop}-{tile_m}x{tile_n}x{tile_k}-w{subgroups_m}x{subgroups_n}`:
 ///
 /// ```
-/// use coopgemm::backend::wgsl_coopmat::WgslCoopConfig;
+/// use coopgemm::config::WgslCoopConfig;
 /// let config: WgslCoopConfig = "c16-128x64x32-w4x2".parse().unwrap();
 /// assert_eq!((config.tiles_m(), config.tiles_n()), (2, 2));
 /// assert_eq!(config.to_string(), "c16-128x64x32-w4x2");

@@ -56,16 +56,11 @@ fn check_types(types: GemmTypes) -> std::result::Result<(), String> {
 /// then the storage snippets for the types (A and B bound as vectors with `vector_loads`,
 /// for operands whose every quad is aligned), the staging helpers and the body. `None` for
 /// types or sizes the kernel cannot use.
-///
-/// ```
-/// use coopgemm::{backend::wgsl_coopmat::wgsl_coopmat_source, GemmTypes};
-/// let source = wgsl_coopmat_source(GemmTypes::F16_F32, 16, false).unwrap();
-/// assert!(source.contains("enable wgpu_cooperative_matrix;"));
-/// assert!(source.contains("alias CoopC = coop_mat16x16<Acc, C>;"));
-/// assert!(wgsl_coopmat_source(GemmTypes::BF16_F32, 16, false).is_none());
-/// assert!(wgsl_coopmat_source(GemmTypes::F32, 32, false).is_none());
-/// ```
-pub fn wgsl_coopmat_source(types: GemmTypes, coop: u32, vector_loads: bool) -> Option<String> {
+pub(crate) fn wgsl_coopmat_source(
+    types: GemmTypes,
+    coop: u32,
+    vector_loads: bool,
+) -> Option<String> {
     check_types(types).ok()?;
     if !matches!(coop, 8 | 16) {
         return None;

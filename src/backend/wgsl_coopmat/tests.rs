@@ -339,3 +339,13 @@ fn kernel_subgroup_size_covers_every_hardware_subgroup() {
     apple.subgroup_max_size = 64;
     assert_eq!(kernel_subgroup_size(&apple), 32);
 }
+
+/// The header enables cooperative matrices and names the coop types; bf16 and other sizes have no kernel.
+#[test]
+fn sources_declare_the_coop_types() {
+    let source = wgsl_coopmat_source(GemmTypes::F16_F32, 16, false).unwrap();
+    assert!(source.contains("enable wgpu_cooperative_matrix;"));
+    assert!(source.contains("alias CoopC = coop_mat16x16<Acc, C>;"));
+    assert!(wgsl_coopmat_source(GemmTypes::BF16_F32, 16, false).is_none());
+    assert!(wgsl_coopmat_source(GemmTypes::F32, 32, false).is_none());
+}

@@ -220,32 +220,16 @@ pub fn expect_wgsl_coopmat() -> bool {
     std::env::var("COOPGEMM_EXPECT_WGSL_COOPMAT").is_ok_and(|v| v == "1")
 }
 
-/// A context handle forced onto each backend that can run `types` here, with its kind.
-/// Where the coopmat backend is expected it must be among them for the types it lists.
+/// A context handle forced onto each backend that can run `types` here, with its kind: every
+/// backend of [`BackendKind::ALL`] this device has, so each test body that loops over these
+/// covers a new backend without changes.
 pub fn backends_for(types: GemmTypes) -> Vec<(BackendKind, Context)> {
-    let context = context();
-    let mut handles = Vec::new();
-    let simt = context.with_backend(BackendChoice::Force(BackendKind::Simt));
-    if simt.select(&Gemm::new(8, 8, 8).types(types)).is_ok() {
-        handles.push((BackendKind::Simt, simt));
-    }
-    if let Ok(coopmat) = context.coopmat() {
-        if coopmat.supported_types().contains(&types) {
-            handles.push((
-                BackendKind::Coopmat,
-                context.with_backend(BackendChoice::Force(BackendKind::Coopmat)),
-            ));
-        }
-    }
-    if let Ok(wgsl_coopmat) = context.wgsl_coopmat() {
-        if wgsl_coopmat.supported_types().contains(&types) {
-            handles.push((
-                BackendKind::WgslCoopmat,
-                context.with_backend(BackendChoice::Force(BackendKind::WgslCoopmat)),
-            ));
-        }
-    }
-    handles
+    let probe = Gemm::new(64, 64, 64).types(types);
+    BackendKind::ALL
+        .into_iter()
+        .map(|kind| (kind, context().with_backend(BackendChoice::Force(kind))))
+        .filter(|(_, handle)| handle.select(&probe).is_ok())
+        .collect()
 }
 
 /// Reproducible pseudo-random numbers (xorshift64*).

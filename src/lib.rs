@@ -53,6 +53,7 @@ mod epilogue;
 mod error;
 mod gpu_time;
 mod host;
+mod memo;
 mod open;
 mod options;
 mod packing;

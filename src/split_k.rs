@@ -10,7 +10,6 @@
 //! along k describes them for every layout (packed B included). A remainder of K that
 //! does not divide evenly is one more GEMM into one more slice.
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use bytemuck::{Pod, Zeroable};
@@ -20,6 +19,7 @@ use crate::backend::simt::output_snippets;
 use crate::backend::{flat_grid, record_wgpu, Backend, KernelConfig, Target};
 use crate::bindings::{uniform_u32, BindingPlan, GemmBuffers};
 use crate::error::{Error, Result};
+use crate::memo::Memo;
 use crate::options::SplitKChoice;
 use crate::problem::{Gemm, MatrixLayout, ResolvedGemm};
 use crate::timing::GpuTimer;
@@ -162,7 +162,7 @@ const REDUCE_WORKGROUP_SIZE: u32 = 256;
 pub(crate) struct SplitKernels {
     device: wgpu::Device,
     limits: wgpu::Limits,
-    pipelines: Mutex<HashMap<(DType, DType), Arc<wgpu::ComputePipeline>>>,
+    pipelines: Memo<(DType, DType), Arc<wgpu::ComputePipeline>>,
     /// The partials buffer, reused by every split GEMM: they run in queue order, and wgpu
     /// (or the coopmat dispatch's leading barrier) orders each GEMM's writes after the
     /// previous reduction's reads. Allocating one per GEMM cost more than the GEMM on the
@@ -177,7 +177,7 @@ impl SplitKernels {
         SplitKernels {
             device: device.clone(),
             limits: device.limits(),
-            pipelines: Mutex::new(HashMap::new()),
+            pipelines: Memo::new("split-K pipeline"),
             scratch: Mutex::new(None),
             timer,
         }
@@ -206,14 +206,13 @@ impl SplitKernels {
     }
 
     fn pipeline(&self, types: GemmTypes) -> Result<Arc<wgpu::ComputePipeline>> {
-        let mut pipelines = self
-            .pipelines
-            .lock()
-            .map_err(|_| Error::Pipeline("split-K pipeline cache poisoned".into()))?;
-        let key = (types.input, types.output);
-        if let Some(pipeline) = pipelines.get(&key) {
-            return Ok(pipeline.clone());
-        }
+        self.pipelines
+            .get_or_build((types.input, types.output), |_| {
+                Ok(self.build_pipeline(types))
+            })
+    }
+
+    fn build_pipeline(&self, types: GemmTypes) -> Arc<wgpu::ComputePipeline> {
         let [format, output, epilogue] = output_snippets(types.input, types.output);
         let source = [format, output, epilogue, SPLIT_K_REDUCE_WGSL].join("\n");
         let module = crate::shader::wgsl_module(
@@ -222,18 +221,17 @@ impl SplitKernels {
             &source,
             crate::shader::Checks::Default,
         );
-        let pipeline = Arc::new(self.device.create_compute_pipeline(
-            &wgpu::ComputePipelineDescriptor {
-                label: Some("coopgemm split-K reduce"),
-                layout: None,
-                module: &module,
-                entry_point: Some("main"),
-                compilation_options: Default::default(),
-                cache: None,
-            },
-        ));
-        pipelines.insert(key, pipeline.clone());
-        Ok(pipeline)
+        Arc::new(
+            self.device
+                .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some("coopgemm split-K reduce"),
+                    layout: None,
+                    module: &module,
+                    entry_point: Some("main"),
+                    compilation_options: Default::default(),
+                    cache: None,
+                }),
+        )
     }
 
     /// Builds what `gemm` split as `split` will run: the partial GEMMs' pipelines (with

@@ -2,11 +2,14 @@
 //! wgpu: which operands load as quads, the uniform block of `wgsl/staging.wgsl`
 //! ([`GemmParams`]), the bind group layout, and one compute dispatch ([`WgslDispatch`]).
 
+use std::sync::Arc;
+
 use bytemuck::{Pod, Zeroable};
 use wgpu::util::DeviceExt;
 
 use crate::bindings::{uniform_u32, BindingPlan, GemmBuffers};
 use crate::problem::{Order, ResolvedGemm, ResolvedMatrix};
+use crate::vulkan::pipeline_cache::WgpuPipelineCache;
 
 /// Whether the SIMT kernel can load `matrix` (A when `is_a`, else B) a quad at a time: four
 /// elements adjacent along its contiguous direction, starting at a multiple of 4, inside a
@@ -208,4 +211,32 @@ pub(crate) fn k_contiguous(matrix: &ResolvedMatrix, k_is_column: bool) -> bool {
         Order::RowMajor | Order::ColumnPanels { .. } => k_is_column,
         Order::ColumnMajor => !k_is_column,
     }
+}
+
+/// The pipeline of `module`'s `main`, specialised by `constants`, on `layout`, through the
+/// driver's pipeline cache where there is one (saved to disk afterwards). Workgroup memory is
+/// not zero-initialised: both kernels write every element before reading it.
+pub(crate) fn kernel_pipeline(
+    device: &wgpu::Device,
+    label: &str,
+    layout: &wgpu::PipelineLayout,
+    module: &wgpu::ShaderModule,
+    constants: &[(&str, f64)],
+    cache: Option<&WgpuPipelineCache>,
+) -> Arc<wgpu::ComputePipeline> {
+    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some(label),
+        layout: Some(layout),
+        module,
+        entry_point: Some("main"),
+        compilation_options: wgpu::PipelineCompilationOptions {
+            constants,
+            zero_initialize_workgroup_memory: false,
+        },
+        cache: cache.map(WgpuPipelineCache::cache),
+    });
+    if let Some(cache) = cache {
+        cache.save();
+    }
+    Arc::new(pipeline)
 }

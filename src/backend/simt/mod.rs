@@ -14,21 +14,22 @@
 //! Integer GEMMs (i8 × i8 → i32) have no SIMT kernel: they run on the cooperative-matrix
 //! backend, and where that is missing the GEMM fails with [`Error::NoBackend`].
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 mod config;
 
 pub use config::SimtConfig;
 
 use super::wgpu_dispatch::{
-    gemm_bind_group_layout, k_contiguous, loads_whole_quads, GemmParams, WgslDispatch,
+    gemm_bind_group_layout, k_contiguous, kernel_pipeline, loads_whole_quads, GemmParams,
+    WgslDispatch,
 };
 use super::{
     check_grid, unusable_config, Backend, BackendKind, BackendSetup, KernelConfig, Target,
 };
 use crate::bindings::{BindingPlan, GemmBuffers};
 use crate::error::{Error, Result};
+use crate::memo::Memo;
 use crate::problem::ResolvedGemm;
 use crate::types::{DType, GemmTypes};
 
@@ -191,10 +192,10 @@ pub struct SimtBackend {
     shader_f16: bool,
     /// One module per (input, arithmetic, output, vector loads) combination, built on first
     /// use.
-    modules: Mutex<HashMap<(DType, DType, DType, bool), wgpu::ShaderModule>>,
+    modules: Memo<(DType, DType, DType, bool), wgpu::ShaderModule>,
     bind_group_layout: wgpu::BindGroupLayout,
     pipeline_layout: wgpu::PipelineLayout,
-    pipelines: Mutex<HashMap<PipelineKey, Arc<wgpu::ComputePipeline>>>,
+    pipelines: Memo<PipelineKey, Arc<wgpu::ComputePipeline>>,
     forced_config: Option<SimtConfig>,
     /// Whether aligned GEMMs load A and B as vectors: on GPUs, not on CPU drivers, where
     /// lavapipe ran 1024³ f32 7% slower with them (`COOPGEMM_SIMT_VECTOR_LOADS=0|1`
@@ -243,10 +244,10 @@ impl SimtBackend {
             is_cpu,
             f16_conversions,
             shader_f16: device.features().contains(wgpu::Features::SHADER_F16),
-            modules: Mutex::new(HashMap::new()),
+            modules: Memo::new("module"),
             bind_group_layout,
             pipeline_layout,
-            pipelines: Mutex::new(HashMap::new()),
+            pipelines: Memo::new("pipeline"),
             forced_config,
             vector_loads,
             pipeline_cache: setup.wgpu_pipeline_cache("simt.wgpu"),
@@ -312,13 +313,11 @@ impl SimtBackend {
     }
 
     fn pipeline(&self, key: PipelineKey) -> Result<Arc<wgpu::ComputePipeline>> {
-        let mut pipelines = self
-            .pipelines
-            .lock()
-            .map_err(|_| Error::Pipeline("pipeline cache poisoned".into()))?;
-        if let Some(pipeline) = pipelines.get(&key) {
-            return Ok(pipeline.clone());
-        }
+        self.pipelines
+            .get_or_build(key, |key| self.build_pipeline(key))
+    }
+
+    fn build_pipeline(&self, key: &PipelineKey) -> Result<Arc<wgpu::ComputePipeline>> {
         key.config.check(&self.limits).map_err(Error::Pipeline)?;
         let module = self.module(key.types, key.vector_loads)?;
         let constants = key
@@ -332,45 +331,32 @@ impl SimtBackend {
             key.layout,
             key.vector_loads
         );
-        let pipeline = self
-            .device
-            .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(key.config.name),
-                layout: Some(&self.pipeline_layout),
-                module: &module,
-                entry_point: Some("main"),
-                compilation_options: wgpu::PipelineCompilationOptions {
-                    constants: &constants,
-                    // Every workgroup-memory element is written before it is read.
-                    zero_initialize_workgroup_memory: false,
-                },
-                cache: self.pipeline_cache.as_ref().map(|cache| cache.cache()),
-            });
-        if let Some(cache) = &self.pipeline_cache {
-            cache.save();
-        }
+        let pipeline = kernel_pipeline(
+            &self.device,
+            key.config.name,
+            &self.pipeline_layout,
+            &module,
+            &constants,
+            self.pipeline_cache.as_ref(),
+        );
         if let (Some(statistics), Some(source)) = (
             &self.statistics,
             simt_source(key.types, self.shader_f16, key.vector_loads),
         ) {
             statistics.log_wgsl(key.config.name, &source, &constants);
         }
-        let pipeline = Arc::new(pipeline);
-        pipelines.insert(key, pipeline.clone());
         Ok(pipeline)
     }
 
     /// The shader module for the storage of `types`, built on first use.
     fn module(&self, types: GemmTypes, vector_loads: bool) -> Result<wgpu::ShaderModule> {
-        let mut modules = self
-            .modules
-            .lock()
-            .map_err(|_| Error::Pipeline("module cache poisoned".into()))?;
         let compute = compute_type(types, self.shader_f16);
         let storage = (types.input, compute, types.output, vector_loads);
-        if let Some(module) = modules.get(&storage) {
-            return Ok(module.clone());
-        }
+        self.modules
+            .get_or_build(storage, |_| self.build_module(types, vector_loads))
+    }
+
+    fn build_module(&self, types: GemmTypes, vector_loads: bool) -> Result<wgpu::ShaderModule> {
         let source = simt_source(types, self.shader_f16, vector_loads).ok_or_else(|| {
             Error::Unsupported {
                 backend: BackendKind::Simt,
@@ -380,14 +366,12 @@ impl SimtBackend {
         // Without runtime checks: naga's bounds clamps on every workgroup-memory access cost
         // more than half of the kernel's speed on NVIDIA (12.8 vs 29.8 TFLOP/s at 4096³),
         // and the kernel's own range checks already keep every index in bounds.
-        let module = crate::shader::wgsl_module(
+        Ok(crate::shader::wgsl_module(
             &self.device,
             "coopgemm simt",
             &source,
             crate::shader::Checks::Trusted,
-        );
-        modules.insert(storage, module.clone());
-        Ok(module)
+        ))
     }
 
     /// Configurations that can run `gemm` here: within the device limits and, for B in

@@ -16,12 +16,12 @@
 //! shape and element types, the storage snippets are the element types' own, and the tiling
 //! is set through override constants.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use super::simt::{storage, STAGING_WGSL};
 use super::wgpu_dispatch::{
-    gemm_bind_group_layout, k_contiguous, loads_whole_quads, GemmParams, WgslDispatch,
+    gemm_bind_group_layout, k_contiguous, kernel_pipeline, loads_whole_quads, GemmParams,
+    WgslDispatch,
 };
 mod config;
 
@@ -32,6 +32,7 @@ use super::{
 };
 use crate::bindings::{BindingPlan, GemmBuffers};
 use crate::error::{Error, Result};
+use crate::memo::Memo;
 use crate::problem::ResolvedGemm;
 use crate::types::{DType, GemmTypes};
 
@@ -230,8 +231,8 @@ pub struct WgslCoopBackend {
     shader_f16: bool,
     bind_group_layout: wgpu::BindGroupLayout,
     pipeline_layout: wgpu::PipelineLayout,
-    modules: Mutex<HashMap<(GemmTypes, u32, bool), wgpu::ShaderModule>>,
-    pipelines: Mutex<HashMap<PipelineKey, Arc<wgpu::ComputePipeline>>>,
+    modules: Memo<(GemmTypes, u32, bool), wgpu::ShaderModule>,
+    pipelines: Memo<PipelineKey, Arc<wgpu::ComputePipeline>>,
     forced_config: Option<WgslCoopConfig>,
     /// wgpu's runtime checks in the module (only with `KernelOverrides::wgsl_coopmat_checked`).
     checks: crate::shader::Checks,
@@ -281,8 +282,8 @@ impl WgslCoopBackend {
             shader_f16: device.features().contains(wgpu::Features::SHADER_F16),
             bind_group_layout,
             pipeline_layout,
-            modules: Mutex::new(HashMap::new()),
-            pipelines: Mutex::new(HashMap::new()),
+            modules: Memo::new("module"),
+            pipelines: Memo::new("pipeline"),
             forced_config,
             checks,
             pipeline_cache: setup.wgpu_pipeline_cache("wgsl-coopmat.wgpu"),
@@ -429,13 +430,17 @@ impl WgslCoopBackend {
         coop: u32,
         vector_loads: bool,
     ) -> Result<wgpu::ShaderModule> {
-        let mut modules = self
-            .modules
-            .lock()
-            .map_err(|_| Error::Pipeline("module cache poisoned".into()))?;
-        if let Some(module) = modules.get(&(types, coop, vector_loads)) {
-            return Ok(module.clone());
-        }
+        self.modules.get_or_build((types, coop, vector_loads), |_| {
+            self.build_module(types, coop, vector_loads)
+        })
+    }
+
+    fn build_module(
+        &self,
+        types: GemmTypes,
+        coop: u32,
+        vector_loads: bool,
+    ) -> Result<wgpu::ShaderModule> {
         let source =
             wgsl_coopmat_source(types, coop, vector_loads).ok_or_else(|| Error::Unsupported {
                 backend: BackendKind::WgslCoopmat,
@@ -444,20 +449,20 @@ impl WgslCoopBackend {
         // Without wgpu's runtime checks unless asked for (see KernelOverrides): with each
         // operand staged in its own layout, the checks' index clamping keeps the driver from
         // merging adjacent staging stores (H100, 4096³ f16: 32.6 TFLOP/s with, 66.5 without).
-        let module =
-            crate::shader::wgsl_module(&self.device, "coopgemm wgsl-coopmat", &source, self.checks);
-        modules.insert((types, coop, vector_loads), module.clone());
-        Ok(module)
+        Ok(crate::shader::wgsl_module(
+            &self.device,
+            "coopgemm wgsl-coopmat",
+            &source,
+            self.checks,
+        ))
     }
 
     fn pipeline(&self, key: PipelineKey) -> Result<Arc<wgpu::ComputePipeline>> {
-        let mut pipelines = self
-            .pipelines
-            .lock()
-            .map_err(|_| Error::Pipeline("pipeline cache poisoned".into()))?;
-        if let Some(pipeline) = pipelines.get(&key) {
-            return Ok(pipeline.clone());
-        }
+        self.pipelines
+            .get_or_build(key, |key| self.build_pipeline(key))
+    }
+
+    fn build_pipeline(&self, key: &PipelineKey) -> Result<Arc<wgpu::ComputePipeline>> {
         key.config
             .check(&self.limits, self.subgroup_size, key.types)
             .map_err(Error::Pipeline)?;
@@ -470,26 +475,14 @@ impl WgslCoopBackend {
             key.layout,
             key.vector_loads
         );
-        let pipeline = self
-            .device
-            .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(&label),
-                layout: Some(&self.pipeline_layout),
-                module: &module,
-                entry_point: Some("main"),
-                compilation_options: wgpu::PipelineCompilationOptions {
-                    constants: &constants,
-                    // Every workgroup-memory element is written before it is read.
-                    zero_initialize_workgroup_memory: false,
-                },
-                cache: self.pipeline_cache.as_ref().map(|cache| cache.cache()),
-            });
-        if let Some(cache) = &self.pipeline_cache {
-            cache.save();
-        }
-        let pipeline = Arc::new(pipeline);
-        pipelines.insert(key, pipeline.clone());
-        Ok(pipeline)
+        Ok(kernel_pipeline(
+            &self.device,
+            &label,
+            &self.pipeline_layout,
+            &module,
+            &constants,
+            self.pipeline_cache.as_ref(),
+        ))
     }
 
     /// The dispatch grid for `config`: tiles along n, tiles along m, batches.

@@ -159,8 +159,24 @@ pub(crate) fn record_wgpu<T>(
     }
 }
 
+/// The grid of a kernel with one workgroup per `tile` (rows, columns) of C: tiles along n
+/// (x), tiles along m (y), batches (z), checked against per-dimension `limits`.
+pub(crate) fn tile_grid(
+    gemm: &ResolvedGemm,
+    tile: (u32, u32),
+    limits: [u32; 3],
+) -> Result<[u32; 3]> {
+    let grid = [
+        gemm.gemm.n.div_ceil(tile.1),
+        gemm.gemm.m.div_ceil(tile.0),
+        gemm.gemm.batch,
+    ];
+    check_grid(grid, limits)?;
+    Ok(grid)
+}
+
 /// Checks a dispatch grid (workgroups along x, y, z) against per-dimension limits.
-pub(crate) fn check_grid(grid: [u32; 3], limits: [u32; 3]) -> Result<()> {
+fn check_grid(grid: [u32; 3], limits: [u32; 3]) -> Result<()> {
     for (dimension, (count, limit)) in grid.into_iter().zip(limits).enumerate() {
         if count > limit {
             return Err(Error::TooManyWorkgroups {

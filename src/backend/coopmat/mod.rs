@@ -11,9 +11,7 @@ mod config;
 
 pub use config::*;
 
-use super::{
-    check_grid, unusable_config, Backend, BackendKind, BackendSetup, KernelConfig, Target,
-};
+use super::{tile_grid, unusable_config, Backend, BackendKind, BackendSetup, KernelConfig, Target};
 use crate::bindings::{uniform_u32, BindingPlan, GemmBuffers};
 use crate::error::{Error, Result};
 use crate::problem::{Order, ResolvedGemm};
@@ -565,17 +563,11 @@ impl Backend for CoopmatBackend {
         };
         let plan = BindingPlan::new(gemm, buffers, &self.storage_limits)?;
         let (config, pipeline) = self.build(gemm, config)?;
-        let grid = [
-            gemm.gemm.n.div_ceil(config.block_n()),
-            gemm.gemm.m.div_ceil(config.block_m()),
-            gemm.gemm.batch,
-        ];
-        check_grid(
-            grid,
-            self.info
-                .max_workgroup_count
-                .map(|count| count.min(self.max_workgroups)),
-        )?;
+        let limits = self
+            .info
+            .max_workgroup_count
+            .map(|count| count.min(self.max_workgroups));
+        let grid = tile_grid(gemm, (config.block_m(), config.block_n()), limits)?;
         if gemm.is_empty() {
             return Ok(());
         }

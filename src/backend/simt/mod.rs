@@ -24,9 +24,7 @@ use super::wgpu_dispatch::{
     gemm_bind_group_layout, k_contiguous, kernel_pipeline, loads_whole_quads, GemmParams,
     WgslDispatch,
 };
-use super::{
-    check_grid, unusable_config, Backend, BackendKind, BackendSetup, KernelConfig, Target,
-};
+use super::{tile_grid, unusable_config, Backend, BackendKind, BackendSetup, KernelConfig, Target};
 use crate::bindings::{BindingPlan, GemmBuffers};
 use crate::error::{Error, Result};
 use crate::memo::Memo;
@@ -422,12 +420,8 @@ impl SimtBackend {
         let plan = BindingPlan::new(gemm, buffers, &self.limits)?;
         let key = self.key(gemm, config)?;
         let config = key.config;
-        let grid = [
-            gemm.gemm.n.div_ceil(config.tile_n),
-            gemm.gemm.m.div_ceil(config.tile_m),
-            gemm.gemm.batch,
-        ];
-        check_grid(grid, [self.limits.max_compute_workgroups_per_dimension; 3])?;
+        let limits = [self.limits.max_compute_workgroups_per_dimension; 3];
+        let grid = tile_grid(gemm, (config.tile_m, config.tile_n), limits)?;
         if gemm.is_empty() {
             return Ok(());
         }

@@ -27,9 +27,7 @@ mod config;
 
 pub use config::{CoopShape, WgslCoopConfig};
 
-use super::{
-    check_grid, unusable_config, Backend, BackendKind, BackendSetup, KernelConfig, Target,
-};
+use super::{tile_grid, unusable_config, Backend, BackendKind, BackendSetup, KernelConfig, Target};
 use crate::bindings::{BindingPlan, GemmBuffers};
 use crate::error::{Error, Result};
 use crate::memo::Memo;
@@ -485,17 +483,6 @@ impl WgslCoopBackend {
         ))
     }
 
-    /// The dispatch grid for `config`: tiles along n, tiles along m, batches.
-    fn grid(&self, gemm: &ResolvedGemm, config: &WgslCoopConfig) -> Result<[u32; 3]> {
-        let grid = [
-            gemm.gemm.n.div_ceil(config.tile_n),
-            gemm.gemm.m.div_ceil(config.tile_m),
-            gemm.gemm.batch,
-        ];
-        check_grid(grid, [self.limits.max_compute_workgroups_per_dimension; 3])?;
-        Ok(grid)
-    }
-
     fn encode(
         &self,
         encoder: &mut wgpu::CommandEncoder,
@@ -506,7 +493,8 @@ impl WgslCoopBackend {
         let plan = BindingPlan::new(gemm, buffers, &self.limits)?;
         let key = self.key(gemm, config)?;
         let config = key.config;
-        let grid = self.grid(gemm, &config)?;
+        let limits = [self.limits.max_compute_workgroups_per_dimension; 3];
+        let grid = tile_grid(gemm, (config.tile_m, config.tile_n), limits)?;
         if gemm.is_empty() {
             return Ok(());
         }

@@ -25,7 +25,7 @@ use crate::selection::{Selection, SelectionPolicy};
 use crate::split_k::SplitK;
 
 /// How one GEMM runs, and why: the backend, whether it is split along K, and the kernel
-/// configuration of each GEMM that runs.
+/// configuration of each kernel launch.
 ///
 /// ```no_run
 /// use coopgemm::{Context, Gemm, GemmTypes};
@@ -40,8 +40,8 @@ pub struct Plan {
     pub selection: Selection,
     /// How the GEMM is split along K, if it is.
     pub split_k: Option<SplitK>,
-    /// One configuration per GEMM that runs: the GEMM itself, or each partial GEMM of the
-    /// split, in order.
+    /// One configuration per kernel launch: the GEMM's, or for a split the batch of equal
+    /// slices' and then the remainder slice's (if K does not divide evenly).
     pub configs: Vec<KernelConfig>,
     /// Whether the configurations are the tuner's winners (else the backend's heuristic
     /// picked at least one).

@@ -141,3 +141,48 @@ fn backend_names_round_trip() {
         assert_eq!(GemmTypes::parse(&types.short_name()), Some(types));
     }
 }
+
+/// `Context::plan` shows the whole decision, and the GEMM runs as planned: the backend, one
+/// configuration per kernel launch (one, or for a split the batch of equal slices and the
+/// remainder's), each of the planned backend and able to be prepared.
+#[test]
+fn plan_shows_the_decision_that_runs() {
+    let context = context();
+    let whole = Gemm::new(96, 80, 64).types(GemmTypes::F32);
+    let plan = context.plan(&whole).unwrap();
+    assert_eq!(plan.split_k, None);
+    assert_eq!(plan.configs.len(), 1);
+    assert_eq!(plan.configs[0].backend(), plan.selection.backend, "{plan}");
+    assert_eq!(plan.kernel.config, plan.configs[0]);
+    assert_eq!(plan.selection, context.select(&whole).unwrap());
+    assert_eq!(context.prepare(&whole).unwrap(), plan.kernel, "{plan}");
+    let ran = context
+        .run(
+            &whole,
+            &coopgemm::GemmBuffers::new(
+                &context.upload("a", &vec![0.5f32; 96 * 64]).unwrap(),
+                &context.upload("b", &vec![0.25f32; 64 * 80]).unwrap(),
+                &context.upload("c", &vec![0.0f32; 96 * 80]).unwrap(),
+            ),
+        )
+        .unwrap();
+    assert_eq!(ran.kernel, plan.kernel);
+
+    let split = context.with_split_k(coopgemm::SplitKChoice::Slices(3));
+    let long = Gemm::new(16, 16, 3001).types(GemmTypes::F32);
+    let plan = split.plan(&long).unwrap();
+    let slices = plan.split_k.expect("three slices asked for");
+    assert_eq!((slices.slices, slices.remainder), (3, 1));
+    assert_eq!(
+        plan.configs.len(),
+        2,
+        "the slices' batch and the remainder: {plan}"
+    );
+    assert_eq!(plan.kernel.split_k, Some(slices.partials()));
+    assert!(plan
+        .configs
+        .iter()
+        .all(|config| config.backend() == plan.selection.backend));
+    assert!(plan.to_string().contains("+splitk"), "{plan}");
+    assert_eq!(split.prepare(&long).unwrap(), plan.kernel);
+}

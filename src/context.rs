@@ -233,7 +233,7 @@ impl Context {
     }
 
     /// How `gemm` would run on this handle: the backend and why, the split along K, and the
-    /// kernel configuration of each GEMM that runs (see [`Plan`]). Nothing is built or
+    /// kernel configuration of each launch (see [`Plan`]). Nothing is built or
     /// timed.
     pub fn plan(&self, gemm: &Gemm) -> Result<Plan> {
         self.plan_resolved(&gemm.resolve()?, false, false)
@@ -335,7 +335,7 @@ impl Context {
             .map(|gemm| {
                 let resolved = gemm.resolve()?;
                 // Where both tensor-core backends can run it, this tunes both and keeps the
-                // faster for the class; then the configuration of each GEMM that runs.
+                // faster for the class; then the configuration of each launch.
                 let plan = self.plan_resolved(&resolved, false, true)?;
                 self.prepare_plan(&resolved, &plan)?;
                 Ok(plan.kernel)

@@ -7,7 +7,7 @@
 //! 2. **Split-K** — [`SplitK::choose`] on the backend's heuristic tile (automatic splits only
 //!    where measured to pay: SIMT on a GPU), kept only if every partial GEMM runs on the same
 //!    backend.
-//! 3. **Configuration** — per GEMM that runs (the GEMM, or each partial GEMM): the tuner's
+//! 3. **Configuration** — per kernel launch (the GEMM, or a split's batch of equal slices and its remainder): the tuner's
 //!    winner for its shape class, else the backend's heuristic ([`Backend::choose`]).
 //!
 //! The plan is then recorded by [`Context`](crate::Context) (`execute`), and shown to callers

@@ -224,3 +224,17 @@ pub(crate) fn bound_range(
 pub(crate) fn uniform_u32(value: u64) -> u32 {
     value.min(u32::MAX as u64) as u32
 }
+
+/// A compute-stage storage-buffer entry of a bind group layout.
+pub(crate) fn storage_entry(binding: u32, read_only: bool) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only },
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    }
+}

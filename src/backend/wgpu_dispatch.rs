@@ -7,7 +7,7 @@ use std::sync::Arc;
 use bytemuck::{Pod, Zeroable};
 use wgpu::util::DeviceExt;
 
-use crate::bindings::{uniform_u32, BindingPlan, GemmBuffers};
+use crate::bindings::{storage_entry, uniform_u32, BindingPlan, GemmBuffers};
 use crate::problem::{Order, ResolvedGemm, ResolvedMatrix};
 use crate::vulkan::pipeline_cache::WgpuPipelineCache;
 
@@ -111,19 +111,6 @@ impl GemmParams {
             b_k_contiguous: u32::from(k_contiguous(&gemm.b, false)),
             padding: 0,
         }
-    }
-}
-
-pub(crate) fn storage_entry(binding: u32, read_only: bool) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::COMPUTE,
-        ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Storage { read_only },
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-        count: None,
     }
 }
 

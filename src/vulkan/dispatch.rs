@@ -3,13 +3,14 @@
 //! See the [module docs](super) for the synchronisation and lifetime scheme.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use ash::vk;
 use wgpu::hal::api::Vulkan;
 
 use super::device::EnabledFeatures;
+use super::recycler::{InFlight, Recycler};
+use super::touch::TouchPass;
 use crate::bindings::{BindingPlan, BoundRange, GemmBuffers};
 use crate::error::{Error, Result};
 
@@ -48,43 +49,6 @@ pub(crate) struct PipelineKey {
     pub required_subgroup_size: u32,
 }
 
-/// Sets handed out for one recorded GEMM, kept until the GPU has run it.
-struct InFlight {
-    /// Set by the GPU right after the GEMM's dispatch.
-    finished: vk::Event,
-    descriptor_set: vk::DescriptorSet,
-    /// Clones keep the user's buffers alive while raw commands use them.
-    _buffers: [wgpu::Buffer; 4],
-}
-
-/// GEMMs whose dispatch the GPU has executed (their events were seen set), so their command
-/// buffers have been submitted, but which may still be pending: wgpu reports the completion
-/// of everything submitted before `completed` was registered by setting it.
-struct Retiring {
-    completed: Arc<AtomicBool>,
-    gemms: Vec<InFlight>,
-}
-
-#[derive(Default)]
-struct Recycler {
-    pools: Vec<vk::DescriptorPool>,
-    free_sets: Vec<vk::DescriptorSet>,
-    free_events: Vec<vk::Event>,
-    /// Recorded; their events not yet seen set.
-    in_flight: Vec<InFlight>,
-    /// Executed; waiting for their command buffers to complete.
-    retiring: Vec<Retiring>,
-}
-
-impl Recycler {
-    /// GEMMs whose objects are not free yet.
-    fn held(&self) -> usize {
-        self.in_flight.len() + self.retiring.iter().map(|r| r.gemms.len()).sum::<usize>()
-    }
-}
-
-const SETS_PER_POOL: u32 = 64;
-
 /// Raw Vulkan objects of the cooperative-matrix backend on one device.
 pub(crate) struct VulkanKernels {
     /// Keeps the VkDevice alive (wgpu destroys it with its last Device/Queue/resource).
@@ -104,8 +68,7 @@ pub(crate) struct VulkanKernels {
     recycler: Mutex<Recycler>,
     /// A wgpu pass that binds the same ranges read-write, so that wgpu initialises them
     /// (zero-fills never-written memory) and tracks them, before the raw commands run.
-    touch_pipeline: wgpu::ComputePipeline,
-    touch_layout: wgpu::BindGroupLayout,
+    touch: TouchPass,
     /// `2 * timing::PAIRS` timestamp queries for `Context::time_on_gpu`, where the device
     /// has wgpu's TIMESTAMP_QUERY (wgpu grants it when the queue's timestamps are valid).
     timestamps: Option<vk::QueryPool>,
@@ -121,21 +84,8 @@ impl std::fmt::Debug for VulkanKernels {
     }
 }
 
-fn vk_error(what: &str) -> impl FnOnce(vk::Result) -> Error + '_ {
+pub(crate) fn vk_error(what: &str) -> impl FnOnce(vk::Result) -> Error + '_ {
     move |e| Error::Device(format!("{what}: {e}"))
-}
-
-fn touch_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::COMPUTE,
-        ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Storage { read_only: false },
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-        count: None,
-    }
 }
 
 impl VulkanKernels {
@@ -208,36 +158,6 @@ impl VulkanKernels {
             super::raw_pipeline_cache::create_vk_pipeline_cache(&device, cache_file.as_ref())
                 .map_err(|e| format!("vkCreatePipelineCache: {e}"))?;
 
-        let touch_layout = wgpu_device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("coopgemm coopmat init"),
-            entries: &[
-                touch_entry(0),
-                touch_entry(1),
-                touch_entry(2),
-                touch_entry(3),
-            ],
-        });
-        let touch_module = crate::shader::wgsl_module(
-            wgpu_device,
-            "coopgemm coopmat init",
-            "@compute @workgroup_size(1) fn main() {}",
-            crate::shader::Checks::Default,
-        );
-        let touch_pipeline_layout =
-            wgpu_device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: Some("coopgemm coopmat init"),
-                bind_group_layouts: &[Some(&touch_layout)],
-                immediate_size: 0,
-            });
-        let touch_pipeline =
-            wgpu_device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some("coopgemm coopmat init"),
-                layout: Some(&touch_pipeline_layout),
-                module: &touch_module,
-                entry_point: Some("main"),
-                compilation_options: Default::default(),
-                cache: None,
-            });
         Ok(VulkanKernels {
             wgpu_device: wgpu_device.clone(),
             queue: queue.clone(),
@@ -250,8 +170,7 @@ impl VulkanKernels {
             modules: Mutex::new(HashMap::new()),
             pipelines: Mutex::new(HashMap::new()),
             recycler: Mutex::new(Recycler::default()),
-            touch_pipeline,
-            touch_layout,
+            touch: TouchPass::new(wgpu_device),
             timestamps,
             statistics,
         })
@@ -377,104 +296,6 @@ impl VulkanKernels {
         Ok(pipeline)
     }
 
-    /// Frees the sets and events of GEMMs whose command buffers have completed, and drops
-    /// their buffer clones.
-    ///
-    /// A descriptor set may be rewritten only once no pending command buffer uses it
-    /// (`VUID-vkUpdateDescriptorSets-None-03047`), and an executed dispatch is not enough:
-    /// its command buffer stays pending until the whole submission completes. So a GEMM
-    /// retires in two steps. Its event, set right after the dispatch, proves that the GPU ran
-    /// it, hence that its command buffers were submitted; at that point a
-    /// `Queue::on_submitted_work_done` callback is registered, which wgpu runs once everything
-    /// submitted so far has completed, that submission included. Only then are the set and
-    /// event reused. With `queue_idle` (the caller waited for wgpu's queue to drain) executed
-    /// GEMMs are complete at once.
-    fn reclaim(&self, recycler: &mut Recycler, queue_idle: bool) -> Result<()> {
-        let mut executed = Vec::new();
-        let mut index = 0;
-        while index < recycler.in_flight.len() {
-            let event = recycler.in_flight[index].finished;
-            // SAFETY: the event is a live object of this device.
-            let done = unsafe { self.device.get_event_status(event) }
-                .map_err(vk_error("vkGetEventStatus"))?;
-            if done {
-                executed.push(recycler.in_flight.swap_remove(index));
-            } else {
-                index += 1;
-            }
-        }
-        if !executed.is_empty() {
-            let completed = Arc::new(AtomicBool::new(queue_idle));
-            if !queue_idle {
-                let flag = completed.clone();
-                self.queue
-                    .on_submitted_work_done(move || flag.store(true, Ordering::Release));
-            }
-            recycler.retiring.push(Retiring {
-                completed,
-                gemms: executed,
-            });
-        }
-        let (done, waiting): (Vec<Retiring>, Vec<Retiring>) =
-            std::mem::take(&mut recycler.retiring)
-                .into_iter()
-                .partition(|batch| batch.completed.load(Ordering::Acquire));
-        recycler.retiring = waiting;
-        for finished in done.into_iter().flat_map(|batch| batch.gemms) {
-            // SAFETY: the command buffer that set the event has completed and nothing waits
-            // on the event; no pending command buffer uses the descriptor set any more.
-            unsafe { self.device.reset_event(finished.finished) }
-                .map_err(vk_error("vkResetEvent"))?;
-            recycler.free_events.push(finished.finished);
-            recycler.free_sets.push(finished.descriptor_set);
-        }
-        Ok(())
-    }
-
-    fn acquire(&self, recycler: &mut Recycler) -> Result<(vk::DescriptorSet, vk::Event)> {
-        if recycler.free_sets.is_empty() {
-            let sizes = [vk::DescriptorPoolSize::default()
-                .ty(vk::DescriptorType::STORAGE_BUFFER)
-                .descriptor_count(4 * SETS_PER_POOL)];
-            // SAFETY: valid create info; pools are destroyed in Drop.
-            let pool = unsafe {
-                self.device.create_descriptor_pool(
-                    &vk::DescriptorPoolCreateInfo::default()
-                        .max_sets(SETS_PER_POOL)
-                        .pool_sizes(&sizes),
-                    None,
-                )
-            }
-            .map_err(vk_error("vkCreateDescriptorPool"))?;
-            recycler.pools.push(pool);
-            let layouts = vec![self.set_layout; SETS_PER_POOL as usize];
-            // SAFETY: the pool was sized for exactly these sets.
-            let sets = unsafe {
-                self.device.allocate_descriptor_sets(
-                    &vk::DescriptorSetAllocateInfo::default()
-                        .descriptor_pool(pool)
-                        .set_layouts(&layouts),
-                )
-            }
-            .map_err(vk_error("vkAllocateDescriptorSets"))?;
-            recycler.free_sets.extend(sets);
-        }
-        let event = match recycler.free_events.pop() {
-            Some(event) => event,
-            // SAFETY: valid create info; events are destroyed in Drop.
-            None => unsafe {
-                self.device
-                    .create_event(&vk::EventCreateInfo::default(), None)
-            }
-            .map_err(vk_error("vkCreateEvent"))?,
-        };
-        let set = recycler
-            .free_sets
-            .pop()
-            .ok_or_else(|| Error::Device("no descriptor set".into()))?;
-        Ok((set, event))
-    }
-
     /// Number of GEMMs recorded whose completion has not been observed yet.
     pub(crate) fn in_flight(&self) -> usize {
         self.recycler
@@ -482,9 +303,9 @@ impl VulkanKernels {
             .map(|mut r| {
                 // Executed GEMMs start retiring here; a non-blocking poll then lets wgpu run
                 // the completion callbacks of submissions that have finished.
-                let _ = self.reclaim(&mut r, false);
+                let _ = r.reclaim(&self.device, &self.queue, false);
                 let _ = self.wgpu_device.poll(wgpu::PollType::Poll);
-                let _ = self.reclaim(&mut r, false);
+                let _ = r.reclaim(&self.device, &self.queue, false);
                 r.held()
             })
             .unwrap_or(0)
@@ -550,7 +371,9 @@ impl VulkanKernels {
             (Some(buffer), Some(range)) => (buffer, range),
             _ => (buffers.a, &plan.a),
         };
-        let touch = self.touch_pass(buffers, plan, bias_buffer, bias_range);
+        let touch = self
+            .touch
+            .record(&self.wgpu_device, buffers, plan, bias_buffer, bias_range);
 
         let raw_buffers = [buffers.a, buffers.b, buffers.c, bias_buffer].map(|buffer| {
             // SAFETY: the guard (which holds wgpu's snatch lock) is dropped at the end of the
@@ -569,8 +392,8 @@ impl VulkanKernels {
             .recycler
             .lock()
             .map_err(|_| Error::Device("recycler poisoned".into()))?;
-        self.reclaim(&mut recycler, false)?;
-        let (set, event) = self.acquire(&mut recycler)?;
+        recycler.reclaim(&self.device, &self.queue, false)?;
+        let (set, event) = recycler.acquire(&self.device, self.set_layout)?;
         let infos = [
             (raw_a, &plan.a),
             (raw_b, &plan.b),
@@ -705,42 +528,6 @@ impl VulkanKernels {
         drop(recycler);
         Ok(vec![touch, encoder.finish()])
     }
-
-    fn touch_pass(
-        &self,
-        buffers: &GemmBuffers<'_>,
-        plan: &BindingPlan,
-        bias_buffer: &wgpu::Buffer,
-        bias_range: &BoundRange,
-    ) -> wgpu::CommandBuffer {
-        let bind_group = self
-            .wgpu_device
-            .create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("coopgemm coopmat init"),
-                layout: &self.touch_layout,
-                entries: &[
-                    plan.a.bind_group_entry(0, buffers.a),
-                    plan.b.bind_group_entry(1, buffers.b),
-                    plan.c.bind_group_entry(2, buffers.c),
-                    bias_range.bind_group_entry(3, bias_buffer),
-                ],
-            });
-        let mut encoder =
-            self.wgpu_device
-                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                    label: Some("coopgemm coopmat init"),
-                });
-        {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("coopgemm coopmat init"),
-                timestamp_writes: None,
-            });
-            pass.set_pipeline(&self.touch_pipeline);
-            pass.set_bind_group(0, &bind_group, &[]);
-            pass.dispatch_workgroups(1, 1, 1);
-        }
-        encoder.finish()
-    }
 }
 
 impl Drop for VulkanKernels {
@@ -751,7 +538,7 @@ impl Drop for VulkanKernels {
         let Ok(mut recycler) = self.recycler.lock() else {
             return;
         };
-        let _ = self.reclaim(&mut recycler, true);
+        let _ = recycler.reclaim(&self.device, &self.queue, true);
         if recycler.held() > 0 {
             log::warn!(
                 "coopmat: {} recorded GEMMs never ran (command buffers not submitted?); leaking their Vulkan objects rather than freeing them under the GPU",

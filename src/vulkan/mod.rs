@@ -5,7 +5,9 @@
 //!   extensions and features enabled, and finding out what a caller's device has.
 //! - [`properties`]: the device's cooperative-matrix shapes, subgroup sizes and limits.
 //! - `dispatch`: pipelines built from the GLSL kernels' SPIR-V with ash, and recording
-//!   them on wgpu's own command buffers and buffers.
+//!   them on wgpu's own command buffers and buffers; `recycler`: the descriptor sets and
+//!   events each recorded GEMM holds until the GPU is done with it; `touch`: the wgpu pass
+//!   that initialises and tracks the buffers before each raw dispatch.
 //! - `pipeline_cache` (the SIMT backend's `wgpu::PipelineCache`, on every platform) and
 //!   `raw_pipeline_cache` (the coopmat backend's `VkPipelineCache`): driver pipeline caches
 //!   loaded from and saved to disk.
@@ -61,7 +63,11 @@ pub mod properties;
 #[cfg(vulkan_interop)]
 mod raw_pipeline_cache;
 #[cfg(vulkan_interop)]
+mod recycler;
+#[cfg(vulkan_interop)]
 pub(crate) mod statistics;
+#[cfg(vulkan_interop)]
+mod touch;
 
 #[cfg(not(vulkan_interop))]
 mod absent;

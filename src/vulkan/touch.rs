@@ -1,0 +1,77 @@
+//! The wgpu pass recorded before each raw dispatch: it binds the GEMM's buffer ranges
+//! read-write and runs an empty shader, so that wgpu zero-fills what it never wrote, marks it
+//! initialised, tracks the buffers' state and keeps them alive for the submission (see the
+//! `vulkan` module docs).
+
+use crate::bindings::{storage_entry, BindingPlan, BoundRange, GemmBuffers};
+
+/// The empty pipeline and its four-buffer layout.
+#[derive(Debug)]
+pub(crate) struct TouchPass {
+    pipeline: wgpu::ComputePipeline,
+    layout: wgpu::BindGroupLayout,
+}
+
+impl TouchPass {
+    pub(crate) fn new(device: &wgpu::Device) -> TouchPass {
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("coopgemm coopmat init"),
+            entries: &[0, 1, 2, 3].map(|binding| storage_entry(binding, false)),
+        });
+        let module = crate::shader::wgsl_module(
+            device,
+            "coopgemm coopmat init",
+            "@compute @workgroup_size(1) fn main() {}",
+            crate::shader::Checks::Default,
+        );
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("coopgemm coopmat init"),
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some("coopgemm coopmat init"),
+            layout: Some(&pipeline_layout),
+            module: &module,
+            entry_point: Some("main"),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        TouchPass { pipeline, layout }
+    }
+
+    /// The pass over the GEMM's ranges (the bias's, or a stand-in's), in a command buffer of
+    /// its own.
+    pub(crate) fn record(
+        &self,
+        device: &wgpu::Device,
+        buffers: &GemmBuffers<'_>,
+        plan: &BindingPlan,
+        bias_buffer: &wgpu::Buffer,
+        bias_range: &BoundRange,
+    ) -> wgpu::CommandBuffer {
+        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("coopgemm coopmat init"),
+            layout: &self.layout,
+            entries: &[
+                plan.a.bind_group_entry(0, buffers.a),
+                plan.b.bind_group_entry(1, buffers.b),
+                plan.c.bind_group_entry(2, buffers.c),
+                bias_range.bind_group_entry(3, bias_buffer),
+            ],
+        });
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("coopgemm coopmat init"),
+        });
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("coopgemm coopmat init"),
+                timestamp_writes: None,
+            });
+            pass.set_pipeline(&self.pipeline);
+            pass.set_bind_group(0, &bind_group, &[]);
+            pass.dispatch_workgroups(1, 1, 1);
+        }
+        encoder.finish()
+    }
+}

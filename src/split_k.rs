@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex};
 use bytemuck::{Pod, Zeroable};
 use wgpu::util::DeviceExt;
 
-use crate::backend::simt::output_snippets;
+use crate::backend::snippets;
 use crate::backend::{flat_grid, record_wgpu, Backend, KernelConfig, Target};
 use crate::bindings::{uniform_u32, BindingPlan, GemmBuffers};
 use crate::error::{Error, Result};
@@ -213,8 +213,8 @@ impl SplitKernels {
     }
 
     fn build_pipeline(&self, types: GemmTypes) -> Arc<wgpu::ComputePipeline> {
-        let [format, output, epilogue] = output_snippets(types.input, types.output);
-        let source = [format, output, epilogue, SPLIT_K_REDUCE_WGSL].join("\n");
+        let output_side = snippets::output_side(types.input, types.output);
+        let source = [output_side.as_str(), SPLIT_K_REDUCE_WGSL].join("\n");
         let module = crate::shader::wgsl_module(
             &self.device,
             "coopgemm split-K reduce",

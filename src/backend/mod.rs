@@ -15,6 +15,7 @@ pub mod coopmat;
 mod kernel;
 pub mod kind;
 pub mod simt;
+pub(crate) mod snippets;
 mod wgpu_dispatch;
 pub mod wgsl_coopmat;
 

@@ -20,6 +20,7 @@ mod config;
 
 pub use config::SimtConfig;
 
+use super::snippets::{self, native_inputs, native_output, output_side, packed_16bit_inputs};
 use super::wgpu_dispatch::{
     gemm_bind_group_layout, k_contiguous, kernel_pipeline, loads_whole_quads, GemmParams,
     WgslDispatch,
@@ -38,43 +39,6 @@ pub const SIMT_WGSL: &str = include_str!("../../../wgsl/gemm_simt.wgsl");
 /// What the WGSL GEMM kernels share (`wgsl/staging.wgsl`): the uniform block and the load
 /// side of staging A and B through registers. Placed after the storage snippets.
 pub const STAGING_WGSL: &str = include_str!("../../../wgsl/staging.wgsl");
-
-pub(crate) mod storage {
-    pub const COMPUTE_F32: &str = include_str!("../../../wgsl/storage/compute_f32.wgsl");
-    pub const COMPUTE_F16: &str = include_str!("../../../wgsl/storage/compute_f16.wgsl");
-    pub const INPUTS_F16: &str = include_str!("../../../wgsl/storage/inputs_f16.wgsl");
-    pub const INPUTS_F16_VEC4: &str = include_str!("../../../wgsl/storage/inputs_f16_vec4.wgsl");
-    pub const OUTPUT_F16: &str = include_str!("../../../wgsl/storage/output_f16.wgsl");
-    pub const INPUTS_F32: &str = include_str!("../../../wgsl/storage/inputs_f32.wgsl");
-    pub const INPUTS_F32_VEC4: &str = include_str!("../../../wgsl/storage/inputs_f32_vec4.wgsl");
-    pub const INPUTS_16BIT: &str = include_str!("../../../wgsl/storage/inputs_16bit.wgsl");
-    pub const INPUTS_16BIT_VEC4: &str =
-        include_str!("../../../wgsl/storage/inputs_16bit_vec4.wgsl");
-    pub const OUTPUT_F32: &str = include_str!("../../../wgsl/storage/output_f32.wgsl");
-    pub const OUTPUT_16BIT: &str = include_str!("../../../wgsl/storage/output_16bit.wgsl");
-    pub const FORMAT_F16: &str = include_str!("../../../wgsl/storage/format_f16.wgsl");
-    pub const FORMAT_BF16: &str = include_str!("../../../wgsl/storage/format_bf16.wgsl");
-    pub const EPILOGUE: &str = include_str!("../../../wgsl/storage/epilogue.wgsl");
-}
-
-/// The storage snippets a kernel that writes C of type `output` needs (the 16-bit format,
-/// if any, of `output` or of the inputs `input`, the C binding, and the epilogue), in order.
-pub(crate) fn output_snippets(input: DType, output: DType) -> [&'static str; 3] {
-    let format = [input, output]
-        .into_iter()
-        .find_map(|t| match t {
-            DType::F16 => Some(storage::FORMAT_F16),
-            DType::BF16 => Some(storage::FORMAT_BF16),
-            _ => None,
-        })
-        .unwrap_or("");
-    let output = if output == DType::F32 {
-        storage::OUTPUT_F32
-    } else {
-        storage::OUTPUT_16BIT
-    };
-    [format, output, storage::EPILOGUE]
-}
 
 /// Whether the SIMT kernel can store `types`, and if not, why.
 fn check_types(types: GemmTypes) -> std::result::Result<(), String> {
@@ -124,42 +88,26 @@ pub(crate) fn simt_source(
     vector_loads: bool,
 ) -> Option<String> {
     check_types(types).ok()?;
-    if compute_type(types, shader_f16) == DType::F16 {
-        let output = match types.output {
-            DType::F16 => storage::OUTPUT_F16,
-            _ => storage::OUTPUT_F32,
+    let scalar = compute_type(types, shader_f16);
+    let (inputs, output_side) = if scalar == DType::F16 {
+        // f16 arithmetic: f16 inputs in native storage, C f16 or f32.
+        let output = native_output(types.output);
+        (
+            native_inputs(DType::F16, vector_loads),
+            [output.as_str(), snippets::EPILOGUE].join("\n"),
+        )
+    } else {
+        let inputs = match types.input {
+            DType::F32 => native_inputs(DType::F32, vector_loads),
+            _ => packed_16bit_inputs(vector_loads).to_string(),
         };
-        let inputs = if vector_loads {
-            storage::INPUTS_F16_VEC4
-        } else {
-            storage::INPUTS_F16
-        };
-        return Some(
-            [
-                storage::COMPUTE_F16,
-                inputs,
-                output,
-                storage::EPILOGUE,
-                STAGING_WGSL,
-                SIMT_WGSL,
-            ]
-            .join("\n"),
-        );
-    }
-    let inputs = match (types.input == DType::F32, vector_loads) {
-        (true, false) => storage::INPUTS_F32,
-        (true, true) => storage::INPUTS_F32_VEC4,
-        (false, false) => storage::INPUTS_16BIT,
-        (false, true) => storage::INPUTS_16BIT_VEC4,
+        (inputs, output_side(types.input, types.output))
     };
-    let [format, output, epilogue] = output_snippets(types.input, types.output);
     Some(
         [
-            storage::COMPUTE_F32,
-            format,
-            inputs,
-            output,
-            epilogue,
+            snippets::compute(scalar),
+            &inputs,
+            &output_side,
             STAGING_WGSL,
             SIMT_WGSL,
         ]

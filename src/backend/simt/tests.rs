@@ -175,9 +175,13 @@ fn sources_pick_the_snippets_of_their_types() {
     assert!(simt_source(GemmTypes::BF16_F32_BF16, true, false)
         .unwrap()
         .contains("fn decode_16bit"));
-    assert!(simt_source(GemmTypes::F32, true, true)
-        .unwrap()
-        .contains("array<vec4<f32>>"));
+    let f32_quads = simt_source(GemmTypes::F32, true, true).unwrap();
+    assert!(
+        f32_quads.contains("alias Element = f32;") && f32_quads.contains("array<vec4<Element>>")
+    );
+    let f16_scalars = simt_source(GemmTypes::F16_ACC_F16, true, false).unwrap();
+    assert!(f16_scalars.contains("alias Element = f16;") && f16_scalars.contains("array<Element>"));
+    assert!(f16_scalars.contains("alias CElement = f16;"));
     assert!(simt_source(GemmTypes::F16_ACC_F16, true, false)
         .unwrap()
         .starts_with("// The kernel multiplies and sums in f16"));

@@ -18,7 +18,8 @@
 
 use std::sync::Arc;
 
-use super::simt::{storage, STAGING_WGSL};
+use super::simt::STAGING_WGSL;
+use super::snippets;
 use super::wgpu_dispatch::{
     gemm_bind_group_layout, k_contiguous, kernel_pipeline, loads_whole_quads, GemmParams,
     WgslDispatch,
@@ -81,22 +82,12 @@ pub(crate) fn wgsl_coopmat_source(
         accumulate = types.accumulate,
         pad = 16 / types.input.size_bytes(),
     );
-    let inputs = match (types.input, vector_loads) {
-        (DType::F32, false) => storage::INPUTS_F32,
-        (DType::F32, true) => storage::INPUTS_F32_VEC4,
-        (_, false) => storage::INPUTS_F16,
-        (_, true) => storage::INPUTS_F16_VEC4,
-    };
-    let output = match types.output {
-        DType::F32 => storage::OUTPUT_F32,
-        _ => storage::OUTPUT_F16,
-    };
     Some(
         [
             header.as_str(),
-            inputs,
-            output,
-            storage::EPILOGUE,
+            &snippets::native_inputs(types.input, vector_loads),
+            &snippets::native_output(types.output),
+            snippets::EPILOGUE,
             STAGING_WGSL,
             WGSL_COOPMAT_WGSL,
         ]

@@ -1,13 +1,14 @@
-// A and B stored as f32, one element per array entry; any offset and stride.
+// A and B stored as `Element` (f32, or f16 with wgpu's SHADER_F16: 16-bit storage), one
+// element per array entry; any offset and stride. The host puts `alias Element = f32;` (or
+// f16) in front of this snippet.
 //
 // The kernel stages what it loads in registers as stored (`Element`, `Quad`: four
 // elements adjacent in memory) and decodes a quad only when it writes it to workgroup
 // memory, so that no prefetch waits for its load.
-@group(0) @binding(1) var<storage, read> a: array<f32>;
-@group(0) @binding(2) var<storage, read> b: array<f32>;
+@group(0) @binding(1) var<storage, read> a: array<Element>;
+@group(0) @binding(2) var<storage, read> b: array<Element>;
 
-alias Element = f32;
-alias Quad = vec4<f32>;
+alias Quad = vec4<Element>;
 
 fn load_a(index: u32) -> Element {
     return a[index];
@@ -30,6 +31,6 @@ fn quad_of(e0: Element, e1: Element, e2: Element, e3: Element) -> Quad {
     return Quad(e0, e1, e2, e3);
 }
 
-fn decode_quad(quad: Quad) -> vec4<f32> {
+fn decode_quad(quad: Quad) -> Quad {
     return quad;
 }

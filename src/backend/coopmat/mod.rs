@@ -8,8 +8,10 @@
 //! that fits the device's shared memory. The raw Vulkan work lives in [`crate::vulkan`].
 
 mod config;
+mod constants;
 
 pub use config::*;
+use constants::{SpecConstant, SubgroupConstant, WorkgroupScopeConstant};
 
 use super::{tile_grid, unusable_config, Backend, BackendKind, BackendSetup, KernelConfig, Target};
 use crate::bindings::{uniform_u32, BindingPlan, GemmBuffers};
@@ -440,43 +442,50 @@ impl CoopmatBackend {
         // B in column panels is read as one row-major matrix per workgroup.
         let flag = |order: Order| u32::from(order != Order::ColumnMajor);
         let layouts = [flag(gemm.a.order), flag(gemm.b.order), flag(gemm.c.order)];
-        let panels = [u32::from(gemm.b.order.panel_width().is_some())];
+        let panels = u32::from(gemm.b.order.panel_width().is_some());
         match plan {
-            CoopmatPlan::Subgroup(config) => PipelineKey {
-                module: config.variant.name,
-                constants: [
-                    config.subgroup_size,
-                    config.shape.m,
-                    config.shape.n,
-                    config.shape.k,
-                    config.tiling.sg_rows,
-                    config.tiling.sg_cols,
-                    config.tiling.tiles_m,
-                    config.tiling.tiles_n,
-                    config.block_k(),
-                ]
-                .into_iter()
-                .chain(layouts)
-                .chain([config.workgroup_size()])
-                .chain(panels)
-                .collect(),
-                required_subgroup_size: config.subgroup_size,
-            },
-            CoopmatPlan::WorkgroupScope(config) => PipelineKey {
-                module: config.variant.name,
-                constants: [
-                    config.block_m,
-                    config.block_n,
-                    config.block_k,
-                    config.workgroup_size,
-                ]
-                .into_iter()
-                .chain(layouts)
-                .chain(panels)
-                .chain([u32::from(plain_store(gemm)), config.k_unroll])
-                .collect(),
-                required_subgroup_size: 0,
-            },
+            CoopmatPlan::Subgroup(config) => {
+                use SubgroupConstant as K;
+                PipelineKey {
+                    module: config.variant.name,
+                    constants: K::data(&[
+                        (K::SubgroupSize, config.subgroup_size),
+                        (K::CmM, config.shape.m),
+                        (K::CmN, config.shape.n),
+                        (K::CmK, config.shape.k),
+                        (K::SgRows, config.tiling.sg_rows),
+                        (K::SgCols, config.tiling.sg_cols),
+                        (K::TilesM, config.tiling.tiles_m),
+                        (K::TilesN, config.tiling.tiles_n),
+                        (K::Bk, config.block_k()),
+                        (K::ARowMajor, layouts[0]),
+                        (K::BRowMajor, layouts[1]),
+                        (K::CRowMajor, layouts[2]),
+                        (K::WorkgroupSize, config.workgroup_size()),
+                        (K::BPanels, panels),
+                    ]),
+                    required_subgroup_size: config.subgroup_size,
+                }
+            }
+            CoopmatPlan::WorkgroupScope(config) => {
+                use WorkgroupScopeConstant as K;
+                PipelineKey {
+                    module: config.variant.name,
+                    constants: K::data(&[
+                        (K::Bm, config.block_m),
+                        (K::Bn, config.block_n),
+                        (K::Bk, config.block_k),
+                        (K::WorkgroupSize, config.workgroup_size),
+                        (K::ARowMajor, layouts[0]),
+                        (K::BRowMajor, layouts[1]),
+                        (K::CRowMajor, layouts[2]),
+                        (K::BPanels, panels),
+                        (K::PlainStore, u32::from(plain_store(gemm))),
+                        (K::KUnroll, config.k_unroll),
+                    ]),
+                    required_subgroup_size: 0,
+                }
+            }
         }
     }
 

@@ -1,0 +1,167 @@
+//! The specialization constants of the two GLSL kernels, by name: one table per kernel that
+//! says which `constant_id` each has, so that the host sets them by name and a unit test
+//! holds the tables against the GLSL sources.
+
+/// The `constant_id`s of `glsl/gemm_coopmat.comp` (the KHR kernel).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SubgroupConstant {
+    SubgroupSize = 0,
+    CmM = 1,
+    CmN = 2,
+    CmK = 3,
+    SgRows = 4,
+    SgCols = 5,
+    TilesM = 6,
+    TilesN = 7,
+    Bk = 8,
+    ARowMajor = 9,
+    BRowMajor = 10,
+    CRowMajor = 11,
+    /// `local_size_x_id`.
+    WorkgroupSize = 12,
+    BPanels = 13,
+}
+
+/// The `constant_id`s of `glsl/gemm_coopmat2.comp` (the coopmat2 kernel).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum WorkgroupScopeConstant {
+    Bm = 0,
+    Bn = 1,
+    Bk = 2,
+    /// `local_size_x_id`.
+    WorkgroupSize = 3,
+    ARowMajor = 4,
+    BRowMajor = 5,
+    CRowMajor = 6,
+    BPanels = 7,
+    PlainStore = 8,
+    KUnroll = 9,
+}
+
+/// A kernel's table of specialization constants.
+pub(crate) trait SpecConstant: Copy + Into<u32> + 'static {
+    /// Every constant, in `constant_id` order, with its name in the GLSL source.
+    const ALL: &'static [(Self, &'static str)];
+
+    /// The specialization data (one `u32` per `constant_id`, in order) for `values`, which
+    /// must give every constant exactly once.
+    fn data(values: &[(Self, u32)]) -> Vec<u32> {
+        let mut data = vec![None; Self::ALL.len()];
+        for &(constant, value) in values {
+            let slot = &mut data[constant.into() as usize];
+            assert!(slot.is_none(), "a specialization constant given twice");
+            *slot = Some(value);
+        }
+        data.into_iter()
+            .map(|value| value.expect("every specialization constant is given"))
+            .collect()
+    }
+}
+
+impl From<SubgroupConstant> for u32 {
+    fn from(constant: SubgroupConstant) -> u32 {
+        constant as u32
+    }
+}
+
+impl From<WorkgroupScopeConstant> for u32 {
+    fn from(constant: WorkgroupScopeConstant) -> u32 {
+        constant as u32
+    }
+}
+
+impl SpecConstant for SubgroupConstant {
+    const ALL: &'static [(Self, &'static str)] = &[
+        (SubgroupConstant::SubgroupSize, "SUBGROUP_SIZE"),
+        (SubgroupConstant::CmM, "CM_M"),
+        (SubgroupConstant::CmN, "CM_N"),
+        (SubgroupConstant::CmK, "CM_K"),
+        (SubgroupConstant::SgRows, "SG_ROWS"),
+        (SubgroupConstant::SgCols, "SG_COLS"),
+        (SubgroupConstant::TilesM, "TILES_M"),
+        (SubgroupConstant::TilesN, "TILES_N"),
+        (SubgroupConstant::Bk, "BK"),
+        (SubgroupConstant::ARowMajor, "A_ROW_MAJOR"),
+        (SubgroupConstant::BRowMajor, "B_ROW_MAJOR"),
+        (SubgroupConstant::CRowMajor, "C_ROW_MAJOR"),
+        (SubgroupConstant::WorkgroupSize, "WORKGROUP_SIZE"),
+        (SubgroupConstant::BPanels, "B_PANELS"),
+    ];
+}
+
+impl SpecConstant for WorkgroupScopeConstant {
+    const ALL: &'static [(Self, &'static str)] = &[
+        (WorkgroupScopeConstant::Bm, "BM"),
+        (WorkgroupScopeConstant::Bn, "BN"),
+        (WorkgroupScopeConstant::Bk, "BK"),
+        (WorkgroupScopeConstant::WorkgroupSize, "WORKGROUP_SIZE"),
+        (WorkgroupScopeConstant::ARowMajor, "A_ROW_MAJOR"),
+        (WorkgroupScopeConstant::BRowMajor, "B_ROW_MAJOR"),
+        (WorkgroupScopeConstant::CRowMajor, "C_ROW_MAJOR"),
+        (WorkgroupScopeConstant::BPanels, "B_PANELS"),
+        (WorkgroupScopeConstant::PlainStore, "PLAIN_STORE"),
+        (WorkgroupScopeConstant::KUnroll, "K_UNROLL"),
+    ];
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// (constant_id, name) of every `layout(constant_id = N) const TYPE NAME` line of a
+    /// GLSL source, and `local_size_x_id = N` as WORKGROUP_SIZE.
+    fn declared(source: &str) -> Vec<(u32, String)> {
+        let mut found = Vec::new();
+        for line in source.lines().map(str::trim) {
+            if line.starts_with("//") {
+                continue;
+            }
+            if let Some(rest) = line.strip_prefix("layout(constant_id = ") {
+                let (id, declaration) = rest.split_once(')').expect("constant_id N)");
+                let name = declaration
+                    .split_whitespace()
+                    .nth(2)
+                    .expect("const TYPE NAME");
+                found.push((id.parse().unwrap(), name.to_string()));
+            }
+            if let Some((_, rest)) = line.split_once("local_size_x_id = ") {
+                let id = rest.split(|c: char| !c.is_ascii_digit()).next().unwrap();
+                found.push((id.parse().unwrap(), "WORKGROUP_SIZE".to_string()));
+            }
+        }
+        found.sort();
+        found
+    }
+
+    fn table<C: SpecConstant>() -> Vec<(u32, String)> {
+        C::ALL
+            .iter()
+            .map(|&(constant, name)| (constant.into(), name.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn tables_match_the_glsl_sources() {
+        let khr = include_str!("../../../glsl/gemm_coopmat.comp");
+        let coopmat2 = include_str!("../../../glsl/gemm_coopmat2.comp");
+        assert_eq!(declared(khr), table::<SubgroupConstant>());
+        assert_eq!(declared(coopmat2), table::<WorkgroupScopeConstant>());
+        for (index, (id, _)) in table::<SubgroupConstant>().iter().enumerate() {
+            assert_eq!(index as u32, *id, "ids are dense and in order");
+        }
+        for (index, (id, _)) in table::<WorkgroupScopeConstant>().iter().enumerate() {
+            assert_eq!(index as u32, *id, "ids are dense and in order");
+        }
+    }
+
+    #[test]
+    fn data_places_each_value_at_its_id() {
+        use WorkgroupScopeConstant as W;
+        let values: Vec<(W, u32)> = W::ALL
+            .iter()
+            .map(|&(constant, _)| (constant, 100 + constant as u32))
+            .rev()
+            .collect();
+        assert_eq!(W::data(&values), (100..110).collect::<Vec<u32>>());
+    }
+}

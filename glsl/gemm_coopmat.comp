@@ -154,91 +154,8 @@
 #define ROLLED_IF_EMULATED
 #endif
 
-#ifndef A_TYPE
-#define A_TYPE float16_t
-#endif
-#ifndef ACC_TYPE
-#define ACC_TYPE float
-#endif
-#ifndef C_TYPE
-#define C_TYPE float
-#endif
+#include "types.glsl"
 
-// ---- compile-time type identification ----
-// The type names are temporarily defined as numbers so that #if can compare them.
-#define float 1
-#define float16_t 2
-#define bfloat16_t 3
-#define int8_t 4
-#define int32_t 5
-#if A_TYPE == 1
-#define INPUT_TYPE_ID 1
-#elif A_TYPE == 2
-#define INPUT_TYPE_ID 2
-#elif A_TYPE == 3
-#define INPUT_TYPE_ID 3
-#elif A_TYPE == 4
-#define INPUT_TYPE_ID 4
-#else
-#define INPUT_TYPE_ID 0
-#endif
-#if ACC_TYPE == 1
-#define ACCUMULATOR_TYPE_ID 1
-#elif ACC_TYPE == 2
-#define ACCUMULATOR_TYPE_ID 2
-#elif ACC_TYPE == 5
-#define ACCUMULATOR_TYPE_ID 5
-#else
-#define ACCUMULATOR_TYPE_ID 0
-#endif
-#if C_TYPE == 1
-#define OUTPUT_TYPE_ID 1
-#elif C_TYPE == 2
-#define OUTPUT_TYPE_ID 2
-#elif C_TYPE == 3
-#define OUTPUT_TYPE_ID 3
-#elif C_TYPE == 5
-#define OUTPUT_TYPE_ID 5
-#else
-#define OUTPUT_TYPE_ID 0
-#endif
-#undef float
-#undef float16_t
-#undef bfloat16_t
-#undef int8_t
-#undef int32_t
-
-#if INPUT_TYPE_ID == 1
-#define INPUT_ELEMENT_BYTES 4
-#define INPUT_BITS_TYPE uint
-#elif INPUT_TYPE_ID == 2
-#define INPUT_ELEMENT_BYTES 2
-#define INPUT_BITS_TYPE uint16_t
-#elif INPUT_TYPE_ID == 3
-#extension GL_EXT_bfloat16 : require
-#define INPUT_ELEMENT_BYTES 2
-#define INPUT_BITS_TYPE uint16_t
-#elif INPUT_TYPE_ID == 4
-#define INPUT_ELEMENT_BYTES 1
-#define INPUT_BITS_TYPE uint8_t
-#else
-#error "A_TYPE must be float, float16_t, bfloat16_t or int8_t"
-#endif
-
-#if ACCUMULATOR_TYPE_ID == 1 || ACCUMULATOR_TYPE_ID == 5
-#define ACCUMULATOR_ELEMENT_BYTES 4
-#elif ACCUMULATOR_TYPE_ID == 2
-#define ACCUMULATOR_ELEMENT_BYTES 2
-#else
-#error "ACC_TYPE must be float, float16_t or int32_t"
-#endif
-
-#if OUTPUT_TYPE_ID == 3 && INPUT_TYPE_ID != 3
-#error "a bfloat16_t C needs bfloat16_t inputs (the extension is enabled with them)"
-#endif
-#if OUTPUT_TYPE_ID != 1 && OUTPUT_TYPE_ID != 2 && OUTPUT_TYPE_ID != 3 && OUTPUT_TYPE_ID != 5
-#error "C_TYPE must be float, float16_t, bfloat16_t or int32_t"
-#endif
 
 // ---- specialization constants ----
 layout(constant_id = 0) const uint SUBGROUP_SIZE = 32;
@@ -305,26 +222,12 @@ const uint SCRATCH_VECTORS = SUBGROUP_COUNT * SCRATCH_VECTORS_PER_SUBGROUP;
 const uint SHARED_VECTORS = 2 * STAGE_VECTORS > SCRATCH_VECTORS ? 2 * STAGE_VECTORS : SCRATCH_VECTORS;
 
 // ---- resources ----
-layout(push_constant, std430) uniform PushConstants {
-    uint m, n, k;
-    uint lda, ldb, ldc;
-    uint a_offset, b_offset, c_offset;
-    uint a_batch_stride, b_batch_stride, c_batch_stride;
-    float alpha, beta;
-    uint bias_offset;
-    uint b_panel_stride;
-    uint activation, bias_axis;  // the epilogue (epilogue.glsl)
-} params;
-
 // A and B: the same bindings viewed as 128-bit vectors and as raw element bits.
 layout(set = 0, binding = 0, std430) readonly buffer MatrixAVectors { uvec4 a_vectors[]; };
 layout(set = 0, binding = 0, std430) readonly buffer MatrixABits { INPUT_BITS_TYPE a_bits[]; };
 layout(set = 0, binding = 1, std430) readonly buffer MatrixBVectors { uvec4 b_vectors[]; };
 layout(set = 0, binding = 1, std430) readonly buffer MatrixBBits { INPUT_BITS_TYPE b_bits[]; };
-layout(set = 0, binding = 2, std430) buffer MatrixC { C_TYPE c_elements[]; };
-layout(set = 0, binding = 3, std430) readonly buffer BiasVector { float bias_values[]; };
-
-#include "epilogue.glsl"
+#include "interface.glsl"
 
 shared uvec4 shared_memory[SHARED_VECTORS];
 

@@ -149,47 +149,18 @@
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_GOOGLE_include_directive : require
 
-#ifndef A_TYPE
-#define A_TYPE float16_t
-#endif
-#ifndef ACC_TYPE
-#define ACC_TYPE float
-#endif
-#ifndef C_TYPE
-#define C_TYPE float
-#endif
+#include "types.glsl"
 
-// ---- compile-time type identification ----
-// The type names are temporarily defined as numbers so that #if can compare them.
-#define float 1
-#define float16_t 2
-#define bfloat16_t 3
-#if A_TYPE == 2
-#define INPUT_IS_FLOAT16 1
-#elif A_TYPE == 3
-#define INPUT_IS_BFLOAT16 1
-#else
+#if INPUT_TYPE_ID != 2 && INPUT_TYPE_ID != 3
 #error "A_TYPE must be float16_t or bfloat16_t"
 #endif
-#if ACC_TYPE != 1 && ACC_TYPE != 2
+#if ACCUMULATOR_TYPE_ID != 1 && ACCUMULATOR_TYPE_ID != 2
 #error "ACC_TYPE must be float or float16_t"
 #endif
-#if C_TYPE == 1
-#define OUTPUT_ELEMENT_BYTES 4
-#elif C_TYPE == 2
-#define OUTPUT_ELEMENT_BYTES 2
-#elif C_TYPE == 3 && A_TYPE == 3
-#define OUTPUT_ELEMENT_BYTES 2
+#if OUTPUT_TYPE_ID == 3
 #define OUTPUT_IS_BFLOAT16 1
-#else
+#elif OUTPUT_TYPE_ID != 1 && OUTPUT_TYPE_ID != 2
 #error "C_TYPE must be float, float16_t, or bfloat16_t with bfloat16_t inputs"
-#endif
-#undef float
-#undef float16_t
-#undef bfloat16_t
-
-#ifdef INPUT_IS_BFLOAT16
-#extension GL_EXT_bfloat16 : require
 #endif
 
 // ---- specialization constants ----
@@ -210,23 +181,9 @@ const uint INPUT_ELEMENTS_PER_16_BYTES = 8;  // A_TYPE is a 2-byte type
 const uint OUTPUT_ELEMENTS_PER_16_BYTES = 16 / OUTPUT_ELEMENT_BYTES;
 
 // ---- resources ----
-layout(push_constant, std430) uniform PushConstants {
-    uint m, n, k;
-    uint lda, ldb, ldc;
-    uint a_offset, b_offset, c_offset;
-    uint a_batch_stride, b_batch_stride, c_batch_stride;
-    float alpha, beta;
-    uint bias_offset;
-    uint b_panel_stride;
-    uint activation, bias_axis;  // the epilogue (epilogue.glsl)
-} params;
-
 layout(set = 0, binding = 0, std430) readonly buffer MatrixA { A_TYPE a_elements[]; };
 layout(set = 0, binding = 1, std430) readonly buffer MatrixB { A_TYPE b_elements[]; };
-layout(set = 0, binding = 2, std430) buffer MatrixC { C_TYPE c_elements[]; };
-layout(set = 0, binding = 3, std430) readonly buffer BiasVector { float bias_values[]; };
-
-#include "epilogue.glsl"
+#include "interface.glsl"
 
 // ---- per-workgroup state (uniform over the workgroup) ----
 uint tile_row;        // first row of C handled by this workgroup

@@ -56,10 +56,31 @@ pub struct WorkgroupScopeConfig {
 }
 
 impl WorkgroupScopeConfig {
-    /// K blocks per unrolled group unless `COOPGEMM_COOPMAT2_TILE` names another. On the H100
-    /// (f16, 128x256x32, f32 sums) 8 gives 248 / 289 TFLOP/s at 4096³ / 8192³ against 232 / 269
-    /// for 4; with f16 sums (128x256x64) 282 / 308 against 264 / 291.
-    pub const DEFAULT_K_UNROLL: u32 = 8;
+    /// The K unrolls tuning chooses between (`K_UNROLL`: full K blocks issued back to back
+    /// per iteration of the K loop).
+    pub const K_UNROLLS: [u32; 2] = [8, 16];
+
+    /// K blocks per unrolled group for a K of `k` in blocks of `block_k`, unless
+    /// `COOPGEMM_COOPMAT2_TILE` names another: 16 for long K loops (128 blocks or more), 8
+    /// otherwise. On the H100 (records in `examples/results/h100-2026-11-23-architecture/`):
+    /// 128x256x32 f16 4096³ / 8192³ 253.7 / 295.0 TFLOP/s with 16 against 249.7 / 288.0
+    /// with 8 (128 and 256 blocks); f16 sums 128x256x64 8192³ 318.9 against 310.0 (128
+    /// blocks) but 4096³ 276.9 against 282.8 (64 blocks); the LLM shape 4096x512x14336
+    /// (128x128x64, 224 blocks) f16 206.8 / f16 sums 223.9 against 200.6 / 203.6. Unroll 4
+    /// was slower everywhere (231.7 / 268.5).
+    ///
+    /// ```
+    /// use coopgemm::config::WorkgroupScopeConfig;
+    /// assert_eq!(WorkgroupScopeConfig::default_k_unroll(4096, 32), 16);
+    /// assert_eq!(WorkgroupScopeConfig::default_k_unroll(4096, 64), 8);
+    /// ```
+    pub fn default_k_unroll(k: u32, block_k: u32) -> u32 {
+        if k / block_k >= 128 {
+            16
+        } else {
+            8
+        }
+    }
 
     /// (block_m, block_n, block_k) to try for sums in `accumulate`, largest tile first, the
     /// heuristic's favourite first among equal tiles. On the H100 with 256 invocations, at

@@ -316,6 +316,29 @@ impl CoopmatBackend {
     pub fn plans(&self, gemm: &ResolvedGemm) -> std::result::Result<Vec<CoopmatPlan>, String> {
         let mut plans = self.preferred_plans(gemm)?;
         if matches!(plans.first(), Some(CoopmatPlan::WorkgroupScope(_))) {
+            // The other K unroll of each coopmat2 tile (unless one is forced), then the KHR
+            // kernel's configurations.
+            if self.overrides.k_unroll.is_none() {
+                let other_unrolls: Vec<CoopmatPlan> = plans
+                    .iter()
+                    .filter_map(|plan| match plan {
+                        CoopmatPlan::WorkgroupScope(config) => Some(config),
+                        CoopmatPlan::Subgroup(_) => None,
+                    })
+                    .flat_map(|config| {
+                        WorkgroupScopeConfig::K_UNROLLS
+                            .into_iter()
+                            .filter(|unroll| *unroll != config.k_unroll)
+                            .map(|k_unroll| {
+                                CoopmatPlan::WorkgroupScope(WorkgroupScopeConfig {
+                                    k_unroll,
+                                    ..*config
+                                })
+                            })
+                    })
+                    .collect();
+                plans.extend(other_unrolls);
+            }
             plans.extend(self.subgroup_plans(gemm).unwrap_or_default());
         }
         Ok(plans)
@@ -387,7 +410,7 @@ impl CoopmatBackend {
                 k_unroll: self
                     .overrides
                     .k_unroll
-                    .unwrap_or(WorkgroupScopeConfig::DEFAULT_K_UNROLL),
+                    .unwrap_or(WorkgroupScopeConfig::default_k_unroll(gemm.gemm.k, block_k)),
             })
             .collect();
         Some(fitting)

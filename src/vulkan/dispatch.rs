@@ -11,6 +11,7 @@ use wgpu::hal::api::Vulkan;
 use super::device::EnabledFeatures;
 use super::recycler::{InFlight, Recycler};
 use super::touch::TouchPass;
+use super::vk_error;
 use crate::bindings::{BindingPlan, BoundRange, GemmBuffers};
 use crate::error::{Error, Result};
 
@@ -82,10 +83,6 @@ impl std::fmt::Debug for VulkanKernels {
             .field("enabled", &self.enabled)
             .finish_non_exhaustive()
     }
-}
-
-pub(crate) fn vk_error(what: &str) -> impl FnOnce(vk::Result) -> Error + '_ {
-    move |e| Error::Device(format!("{what}: {e}"))
 }
 
 impl VulkanKernels {

@@ -164,3 +164,9 @@ pub(crate) struct OpenOptions {
     /// without the driver's bounds checks ([`EnabledFeatures::unchecked_pipelines`]).
     pub unchecked_pipelines: bool,
 }
+
+/// Maps a failed Vulkan call named `what` to [`Error::Device`](crate::Error::Device).
+#[cfg(vulkan_interop)]
+pub(crate) fn vk_error(what: &str) -> impl FnOnce(ash::vk::Result) -> crate::Error + '_ {
+    move |e| crate::Error::Device(format!("{what}: {e}"))
+}

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use ash::vk;
 
-use super::dispatch::vk_error;
+use super::vk_error;
 use crate::error::{Error, Result};
 
 /// Sets handed out for one recorded GEMM, kept until the GPU has run it.

@@ -38,60 +38,6 @@ pub struct CoopmatBackend {
     timer: Option<std::sync::Arc<crate::timing::GpuTimer>>,
 }
 
-/// The forced configurations of [`KernelOverrides`](crate::KernelOverrides), parsed.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-struct TuningOverrides {
-    /// Never use the `VK_NV_cooperative_matrix2` kernel.
-    without_coopmat2: bool,
-    /// Only this cooperative-matrix shape (`MxNxK`).
-    shape: Option<String>,
-    /// Try this KHR-kernel tiling first.
-    tiling: Option<CoopmatTiling>,
-    /// Try this coopmat2 workgroup tile (and K unroll) first.
-    workgroup_tile: Option<(u32, u32, u32)>,
-    /// The K unroll of the forced coopmat2 tile, where it names one.
-    k_unroll: Option<u32>,
-}
-
-impl TuningOverrides {
-    fn new(overrides: &crate::options::KernelOverrides) -> TuningOverrides {
-        let tile = overrides.coopmat2_tile.as_deref().and_then(|text| {
-            let numbers: Vec<u32> = text
-                .split('x')
-                .map(|p| p.parse().ok())
-                .collect::<Option<_>>()?;
-            match numbers[..] {
-                [bm, bn, bk] => Some((bm, bn, bk, None)),
-                [bm, bn, bk, unroll] if unroll > 0 => Some((bm, bn, bk, Some(unroll))),
-                _ => None,
-            }
-        });
-        if overrides.coopmat2_tile.is_some() && tile.is_none() {
-            log::warn!(
-                "coopmat2 tile {:?} is not BMxBNxBK[xUNROLL]; ignoring it",
-                overrides.coopmat2_tile
-            );
-        }
-        let tiling = overrides
-            .coopmat_tiling
-            .as_deref()
-            .and_then(CoopmatTiling::parse);
-        if overrides.coopmat_tiling.is_some() && tiling.is_none() {
-            log::warn!(
-                "coopmat tiling {:?} is not SG_ROWSxSG_COLSxTILES_MxTILES_NxK_STEPS; ignoring it",
-                overrides.coopmat_tiling
-            );
-        }
-        TuningOverrides {
-            without_coopmat2: !overrides.coopmat2,
-            shape: overrides.coopmat_shape.clone(),
-            tiling,
-            workgroup_tile: tile.map(|(bm, bn, bk, _)| (bm, bn, bk)),
-            k_unroll: tile.and_then(|(_, _, _, unroll)| unroll),
-        }
-    }
-}
-
 /// Whether a shape keeps every tile row a whole number of 16-byte units (the kernel copies
 /// and pads shared memory in 16-byte units).
 fn shape_fits_kernel(shape: &CoopmatShape, types: GemmTypes) -> bool {

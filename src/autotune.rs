@@ -214,6 +214,9 @@ impl Tuner {
         if let Some(winner) = winners.confirmed.get(key) {
             return Some(*winner);
         }
+        if winners.saved.is_empty() {
+            return None;
+        }
         let text = key.to_string();
         let saved = winners.saved.get(&text)?.clone();
         match accept(&saved) {
@@ -256,22 +259,27 @@ impl Tuner {
             contest: Contest::Configs(backend.kind()),
             class: ShapeClass::of(gemm),
         };
-        let candidates = backend.candidates(gemm);
+        // Candidates are listed only where a saved winner must be matched or the class is
+        // tuned now, not for every GEMM that runs.
         let saved_candidate = |name: &str| {
-            candidates
-                .iter()
+            backend
+                .candidates(gemm)
+                .into_iter()
                 .find(|config| config.to_string() == name)
-                .map(|config| Winner::Config(*config))
+                .map(Winner::Config)
         };
         if let Some(Winner::Config(config)) = self.winner(&key, saved_candidate) {
             return Ok(Some(config));
         }
-        if candidates.len() < 2 || !self.tunes_now(requested) {
+        if !self.tunes_now(requested) {
+            return Ok(None);
+        }
+        let mut candidates = backend.candidates(gemm);
+        if candidates.len() < 2 {
             return Ok(None);
         }
         // The heuristic's choice first, so that a time limit never leaves a class worse off.
         let heuristic = backend.choose(gemm)?;
-        let mut candidates = candidates;
         if let Some(index) = candidates.iter().position(|c| *c == heuristic) {
             let first = candidates.remove(index);
             candidates.insert(0, first);
@@ -302,15 +310,15 @@ impl Tuner {
         Ok(Some(winner))
     }
 
-    /// The faster of `backends` (each running its configuration in `configs`) for `gemm`'s
-    /// class: remembered, or timed now where tuning is `requested` or happens on first use;
-    /// `None` when not known.
+    /// The faster of `backends` (each running the configuration `config_of` gives it, asked
+    /// only when they are timed) for `gemm`'s class: remembered, or timed now where tuning
+    /// is `requested` or happens on first use; `None` when not known.
     pub(crate) fn backend_for(
         &self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         backends: &[&dyn Backend],
-        configs: &[KernelConfig],
+        config_of: &dyn Fn(&dyn Backend) -> Result<KernelConfig>,
         gemm: &ResolvedGemm,
         requested: bool,
     ) -> Result<Option<BackendKind>> {
@@ -335,8 +343,9 @@ impl Tuner {
         }
         let deadline = Instant::now() + self.time_limit;
         let mut timings = Vec::new();
-        for (backend, config) in backends.iter().zip(configs) {
-            let candidate = std::slice::from_ref(config);
+        for backend in backends {
+            let config = config_of(*backend)?;
+            let candidate = std::slice::from_ref(&config);
             let Some(timed) = time_candidates(device, queue, *backend, gemm, candidate, deadline)?
             else {
                 return Ok(None);

@@ -170,15 +170,12 @@ impl Planner {
         if usable.len() < 2 {
             return Ok(selection);
         }
-        let configs = usable
-            .iter()
-            .map(|backend| Ok(self.config_for(*backend, gemm, request.tune)?.0))
-            .collect::<Result<Vec<_>>>()?;
+        let config_of = |backend: &dyn Backend| Ok(self.config_for(backend, gemm, request.tune)?.0);
         let measured = self.tuner.backend_for(
             &self.device,
             &self.queue,
             &usable,
-            &configs,
+            &config_of,
             gemm,
             request.tune,
         )?;

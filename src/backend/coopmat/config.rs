@@ -346,6 +346,9 @@ pub(crate) struct TuningOverrides {
     pub(crate) workgroup_tile: Option<(u32, u32, u32)>,
     /// The K unroll of the forced coopmat2 tile, where it names one.
     pub(crate) k_unroll: Option<u32>,
+    /// The coopmat2 workgroup size (invocations), where the forced tile names one; the
+    /// device's largest for the types otherwise.
+    pub(crate) workgroup_size: Option<u32>,
 }
 
 impl TuningOverrides {
@@ -356,14 +359,17 @@ impl TuningOverrides {
                 .map(|p| p.parse().ok())
                 .collect::<Option<_>>()?;
             match numbers[..] {
-                [bm, bn, bk] => Some((bm, bn, bk, None)),
-                [bm, bn, bk, unroll] if unroll > 0 => Some((bm, bn, bk, Some(unroll))),
+                [bm, bn, bk] => Some((bm, bn, bk, None, None)),
+                [bm, bn, bk, unroll] if unroll > 0 => Some((bm, bn, bk, Some(unroll), None)),
+                [bm, bn, bk, unroll, invocations] if unroll > 0 && invocations > 0 => {
+                    Some((bm, bn, bk, Some(unroll), Some(invocations)))
+                }
                 _ => None,
             }
         });
         if overrides.coopmat2_tile.is_some() && tile.is_none() {
             log::warn!(
-                "coopmat2 tile {:?} is not BMxBNxBK[xUNROLL]; ignoring it",
+                "coopmat2 tile {:?} is not BMxBNxBK[xUNROLL[xINVOCATIONS]]; ignoring it",
                 overrides.coopmat2_tile
             );
         }
@@ -381,8 +387,9 @@ impl TuningOverrides {
             without_coopmat2: !overrides.coopmat2,
             shape: overrides.coopmat_shape.clone(),
             tiling,
-            workgroup_tile: tile.map(|(bm, bn, bk, _)| (bm, bn, bk)),
-            k_unroll: tile.and_then(|(_, _, _, unroll)| unroll),
+            workgroup_tile: tile.map(|(bm, bn, bk, _, _)| (bm, bn, bk)),
+            k_unroll: tile.and_then(|(_, _, _, unroll, _)| unroll),
+            workgroup_size: tile.and_then(|(_, _, _, _, invocations)| invocations),
         }
     }
 }

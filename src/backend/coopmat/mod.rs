@@ -317,15 +317,21 @@ impl CoopmatBackend {
             0 => self.info.max_workgroup_invocations,
             limit => limit.min(self.info.max_workgroup_invocations),
         };
-        // The largest workgroup the device offers for these types: more subgroups per tile.
-        let shape = self
-            .info
-            .flexible_shapes
-            .iter()
-            .filter(|s| {
-                s.workgroup_scope && s.types == want && s.workgroup_invocations <= max_invocations
-            })
-            .max_by_key(|s| s.workgroup_invocations)?;
+        // The largest workgroup the device offers for these types (more subgroups per
+        // tile), unless the forced tile names another.
+        let offered = self.info.flexible_shapes.iter().filter(|s| {
+            s.workgroup_scope && s.types == want && s.workgroup_invocations <= max_invocations
+        });
+        let shape = match self.overrides.workgroup_size {
+            Some(invocations) => offered
+                .clone()
+                .find(|s| s.workgroup_invocations == invocations)
+                .or_else(|| {
+                    log::warn!("no coopmat2 shape for {invocations} invocations; using the largest");
+                    offered.max_by_key(|s| s.workgroup_invocations)
+                })?,
+            None => offered.max_by_key(|s| s.workgroup_invocations)?,
+        };
         let max_dimension = if self.info.flexible_max_dimension == 0 {
             u32::MAX
         } else {

@@ -327,7 +327,9 @@ impl CoopmatBackend {
                 .clone()
                 .find(|s| s.workgroup_invocations == invocations)
                 .or_else(|| {
-                    log::warn!("no coopmat2 shape for {invocations} invocations; using the largest");
+                    log::warn!(
+                        "no coopmat2 shape for {invocations} invocations; using the largest"
+                    );
                     offered.max_by_key(|s| s.workgroup_invocations)
                 })?,
             None => offered.max_by_key(|s| s.workgroup_invocations)?,
@@ -388,8 +390,9 @@ impl CoopmatBackend {
         let fitting: Vec<CoopmatConfig> = forced
             .into_iter()
             .chain(
-                CoopmatTiling::CANDIDATES
-                    .into_iter()
+                CoopmatTiling::candidates(types.input)
+                    .iter()
+                    .copied()
                     .filter(|tiling| Some(*tiling) != forced),
             )
             .map(|tiling| CoopmatConfig {

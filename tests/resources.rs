@@ -4,7 +4,7 @@
 
 mod common;
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use coopgemm::{BackendKind, Gemm, GemmBuffers, GemmTypes, MatrixLayout, Reference};
 
@@ -18,8 +18,16 @@ fn soak_factor() -> usize {
         .max(1)
 }
 
+/// The two tests share the process's context: the soak's object counts must not see the
+/// pipelines the threads' GEMMs build, so they take turns.
+fn one_at_a_time() -> MutexGuard<'static, ()> {
+    static TURN: Mutex<()> = Mutex::new(());
+    TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
 #[test]
 fn eight_threads_share_one_context() {
+    let _turn = one_at_a_time();
     let per_thread = 100 * soak_factor();
     for (kind, handle) in backends_for(GemmTypes::F32)
         .into_iter()
@@ -63,6 +71,7 @@ fn eight_threads_share_one_context() {
 
 #[test]
 fn thousands_of_gemms_keep_raw_objects_flat() {
+    let _turn = one_at_a_time();
     soak::<f32, f32>(GemmTypes::F32);
     // The H100 lists no f32 cooperative matrices: soak its coopmat path in f16.
     soak::<half::f16, f32>(GemmTypes::F16_F32);

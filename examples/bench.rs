@@ -4,7 +4,7 @@
 //! ```text
 //! cargo run --release --example bench -- [--shapes 1024x1024x1024,64x4096x4096] [--dtypes f32,f16,bf16]
 //!     [--backends simt,coopmat,wgsl-coopmat] [--runs 10] [--reference ../shared/anchors/h100-cublas.txt] [--json out.json]
-//!     [--wall-clock | --wall-clock-each] [--cpu | --no-cpu] [--b-layouts row,column,packed] [--no-tune]
+//!     [--wall-clock] [--cpu | --no-cpu] [--b-layouts row,column,packed] [--no-tune]
 //! ```
 //! Each case's shape class is tuned first ([`Context::tune`], up to 60 s per class;
 //! remembered in the disk cache), unless `--no-tune` (or `COOPGEMM_AUTOTUNE=0`) leaves the
@@ -14,12 +14,9 @@
 //! GEMM, inside its own pass or command buffer): the median over at least `--runs` GEMMs
 //! run back to back (as many as take about 0.2 s, at most 1000). Elsewhere, or with
 //! `--wall-clock`, each of `--runs` samples is the wall-clock time of at least 5 GEMMs (as
-//! many as take about 20 ms, at most 200), from recording them to their completion, divided
-//! by their number: short GEMMs measured 5 at a time varied up to 3x between runs on the
-//! H100. `--wall-clock` submits a sample's GEMMs together, as an application submits a
-//! step (and as ggml's `test-backend-ops perf` times a graph of copies of the op);
-//! `--wall-clock-each` submits each GEMM on its own (`Context::run`), which on the H100
-//! costs about 25 µs of queue submission per GEMM. Each record says which timing it used. Progress goes to stderr, the table
+//! many as take about 20 ms, at most 200) submitted back to back until they complete,
+//! divided by their number: short GEMMs measured 5 at a time varied up to 3x between runs
+//! on the H100. Each record says which timing it used. Progress goes to stderr, the table
 //! to stdout.
 //!
 //! `--cpu` (the default when the adapter is a CPU driver such as lavapipe; `--no-cpu` turns
@@ -47,8 +44,8 @@ struct Args {
     runs: usize,
     reference: Option<String>,
     json: Option<String>,
-    /// How each case is timed.
-    timing: Timing,
+    /// GPU timestamps where the adapter has them (`--wall-clock` turns them off).
+    timestamps: bool,
     /// Time the CPU baseline: `Some` when `--cpu` or `--no-cpu` was given.
     cpu: Option<bool>,
     /// How B is stored, per case: `row` (k × n row-major), `column` (transposed weights,
@@ -61,20 +58,6 @@ struct Args {
 
 const B_LAYOUTS: [&str; 3] = ["row", "column", "packed"];
 
-/// How a case is timed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Timing {
-    /// GPU timestamps around every dispatch, where the adapter has them (else `WallClock`).
-    GpuTimestamps,
-    /// `--wall-clock`: host time from recording a sample's GEMMs to their completion, all
-    /// submitted at once (an application's step; ggml's `test-backend-ops perf` times a
-    /// graph of copies of the op the same way).
-    WallClock,
-    /// `--wall-clock-each`: the same, with each GEMM submitted on its own (`Context::run`),
-    /// so every GEMM also pays a queue submission.
-    WallClockEachSubmitted,
-}
-
 fn parse_args() -> Result<Args, String> {
     let mut args = Args {
         shapes: Vec::new(),
@@ -83,7 +66,7 @@ fn parse_args() -> Result<Args, String> {
         runs: 10,
         reference: None,
         json: None,
-        timing: Timing::GpuTimestamps,
+        timestamps: true,
         cpu: None,
         b_layouts: vec!["row"],
         tune: true,
@@ -109,8 +92,7 @@ fn parse_args() -> Result<Args, String> {
             "--runs" => args.runs = value()?.parse().map_err(|_| "--runs needs a number")?,
             "--reference" => args.reference = Some(value()?),
             "--json" => args.json = Some(value()?),
-            "--wall-clock" => args.timing = Timing::WallClock,
-            "--wall-clock-each" => args.timing = Timing::WallClockEachSubmitted,
+            "--wall-clock" => args.timestamps = false,
             "--no-tune" => args.tune = false,
             "--cpu" => args.cpu = Some(true),
             "--no-cpu" => args.cpu = Some(false),
@@ -207,7 +189,7 @@ fn measure<I: Element, O: Element>(
     context: &Context,
     gemm: &Gemm,
     runs: usize,
-    timing: Timing,
+    use_timestamps: bool,
     pack: bool,
     tune: bool,
 ) -> Result<Measurement, coopgemm::Error> {
@@ -257,19 +239,15 @@ fn measure<I: Element, O: Element>(
     }
     // Includes a wait per batch: an overestimate, which only shortens the samples.
     let gemm_seconds_estimate = warm_up.elapsed().as_secs_f64() / warm_up_runs as f64;
-    let timestamped = if timing == Timing::GpuTimestamps {
+    let timestamped = if use_timestamps {
         time_on_gpu(context, gemm, &buffers, runs, gemm_seconds_estimate)?
     } else {
         None
     };
     let (mut seconds, timing) = match timestamped {
         Some(seconds) => (seconds, "gpu-timestamps"),
-        None if timing == Timing::WallClockEachSubmitted => (
-            time_with_wall_clock(context, gemm, &buffers, runs, gemm_seconds_estimate, false)?,
-            "wall-clock-each-submitted",
-        ),
         None => (
-            time_with_wall_clock(context, gemm, &buffers, runs, gemm_seconds_estimate, true)?,
+            time_with_wall_clock(context, gemm, &buffers, runs, gemm_seconds_estimate)?,
             "wall-clock",
         ),
     };
@@ -323,32 +301,22 @@ const SAMPLE_SECONDS: f64 = 0.02;
 const WARM_UP_SECONDS: f64 = 0.5;
 const WARM_UP_BATCH: usize = 4;
 
-/// Per-GEMM time of `runs` samples, each the host time from recording a sample's GEMMs
-/// (back to back) to their completion, divided by their number. `one_submission`: the
-/// sample's GEMMs are submitted together, else each on its own.
+/// Per-GEMM time of `runs` samples, each the host time from submitting GEMMS_PER_SAMPLE
+/// GEMMs back to back to their completion, divided by their number.
 fn time_with_wall_clock(
     context: &Context,
     gemm: &Gemm,
     buffers: &GemmBuffers<'_>,
     runs: usize,
     gemm_seconds_estimate: f64,
-    one_submission: bool,
 ) -> Result<Vec<f64>, coopgemm::Error> {
     let gemms_per_sample = ((SAMPLE_SECONDS / gemm_seconds_estimate.max(1e-7)).ceil() as usize)
         .clamp(MIN_GEMMS_PER_SAMPLE, MAX_GEMMS_PER_SAMPLE);
     let mut seconds = Vec::with_capacity(runs);
     for _ in 0..runs {
         let started = Instant::now();
-        if one_submission {
-            let mut command_buffers = Vec::new();
-            for _ in 0..gemms_per_sample {
-                command_buffers.extend(context.record(gemm, buffers)?.command_buffers);
-            }
-            context.queue().submit(command_buffers);
-        } else {
-            for _ in 0..gemms_per_sample {
-                context.run(gemm, buffers)?;
-            }
+        for _ in 0..gemms_per_sample {
+            context.run(gemm, buffers)?;
         }
         context.wait()?;
         seconds.push(started.elapsed().as_secs_f64() / gemms_per_sample as f64);
@@ -360,11 +328,11 @@ fn measure_types(
     context: &Context,
     gemm: &Gemm,
     runs: usize,
-    timing: Timing,
+    use_timestamps: bool,
     pack: bool,
     tune: bool,
 ) -> Result<Measurement, coopgemm::Error> {
-    let (c, g, r, t, p) = (context, gemm, runs, timing, pack);
+    let (c, g, r, t, p) = (context, gemm, runs, use_timestamps, pack);
     match gemm.types {
         GemmTypes::F32 => measure::<f32, f32>(c, g, r, t, p, tune),
         GemmTypes::F16_F32 => measure::<half::f16, f32>(c, g, r, t, p, tune),
@@ -664,7 +632,7 @@ fn main() {
         }
         let pack = b_layout == "packed";
         let measurement =
-            match measure_types(&handle, &gemm, args.runs, args.timing, pack, args.tune) {
+            match measure_types(&handle, &gemm, args.runs, args.timestamps, pack, args.tune) {
                 Ok(measurement) => measurement,
                 Err(error) => {
                     eprintln!("    failed: {error}");

@@ -13,6 +13,7 @@ use crate::backend::{KernelInfo, Target};
 use crate::backends::{BackendStatus, Backends, DeviceExtras};
 use crate::bindings::GemmBuffers;
 use crate::error::{Error, Result};
+use crate::lifecycle::TornDownInTurn;
 use crate::open::{self, OpenedDevice};
 pub use crate::options::ContextOptions;
 use crate::options::{BackendChoice, SplitKChoice};
@@ -59,7 +60,7 @@ pub struct SubmittedGemm {
 /// ```
 #[derive(Debug, Clone)]
 pub struct Context {
-    shared: Arc<Shared>,
+    shared: Arc<TornDownInTurn<Shared>>,
     policy: SelectionPolicy,
     split_k: SplitKChoice,
 }
@@ -147,6 +148,7 @@ impl Context {
     // between clones of the context on the one thread there is.
     #[cfg_attr(target_arch = "wasm32", allow(clippy::arc_with_non_send_sync))]
     fn assemble(opened: OpenedDevice, options: ContextOptions) -> Context {
+        let _turn = crate::lifecycle::turn();
         let OpenedDevice {
             device,
             queue,
@@ -177,7 +179,7 @@ impl Context {
             store.as_ref(),
         );
         Context {
-            shared: Arc::new(Shared {
+            shared: Arc::new(TornDownInTurn::new(Shared {
                 adapter_info,
                 planner: Planner::new(backends, tuner, &device, &queue, is_cpu),
                 split_kernels: SplitKernels::new(&device, timer.clone()),
@@ -187,7 +189,7 @@ impl Context {
                 timer,
                 timing: Mutex::new(()),
                 lost,
-            }),
+            })),
             policy: SelectionPolicy::new(options.backend),
             split_k: options.split_k,
         }

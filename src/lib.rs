@@ -53,6 +53,7 @@ mod epilogue;
 mod error;
 mod gpu_time;
 mod host;
+mod lifecycle;
 mod memo;
 mod open;
 mod options;

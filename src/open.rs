@@ -141,7 +141,11 @@ async fn open(
             pipeline_statistics: options.pipeline_statistics,
             unchecked_pipelines: !options.robust_kernels,
         };
-        match vulkan::device::open_with_coopmat(adapter, descriptor, open) {
+        let opened = {
+            let _turn = crate::lifecycle::turn();
+            vulkan::device::open_with_coopmat(adapter, descriptor, open)
+        };
+        match opened {
             Ok(Some((device, queue, enabled))) => return Ok((device, queue, Some(enabled))),
             Ok(None) => {}
             Err(why) => log::warn!("opening the device with cooperative-matrix extensions failed ({why}); using a plain device"),

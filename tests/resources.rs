@@ -149,3 +149,38 @@ fn soak<I: coopgemm::Element, O: coopgemm::Element>(types: GemmTypes) {
         eprintln!("{kind}: {rounds} successive {types} GEMMs, objects flat, result verified");
     }
 }
+
+/// Eight threads each open a context, run a GEMM and drop it, twice. On the H100 this hung
+/// inside the driver until coopgemm set devices up and tore them down one at a time
+/// (`src/lifecycle.rs`); a watchdog turns a hang into a failure.
+#[test]
+fn contexts_open_and_close_on_eight_threads() {
+    let threads: Vec<_> = (0..8u64)
+        .map(|thread| {
+            std::thread::spawn(move || {
+                for round in 0..2 {
+                    let context =
+                        pollster::block_on(coopgemm::Context::with_options(common::test_options()))
+                            .expect("a Vulkan or GL adapter");
+                    common::check::<f32, f32>(
+                        &context,
+                        &Gemm::new(33, 17, 40),
+                        thread * 10 + round,
+                    )
+                    .unwrap();
+                }
+            })
+        })
+        .collect();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
+    while !threads.iter().all(|thread| thread.is_finished()) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "contexts opened and dropped on 8 threads did not finish in 300 s (a hang)"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    for thread in threads {
+        thread.join().expect("a worker thread failed");
+    }
+}

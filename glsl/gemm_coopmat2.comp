@@ -23,14 +23,17 @@
 // Element types (preprocessor defines; the same ones as gemm_coopmat's, see variants.txt)
 // -------------------------------------------------------------------------------------
 //   A_TYPE    element type of A and B in memory and of the A/B matrices:
-//             float16_t or bfloat16_t (2-byte types only)
-//   ACC_TYPE  accumulator element type: float or float16_t
-//   C_TYPE    element type of C in memory: float, float16_t or bfloat16_t
+//             float16_t, bfloat16_t or int8_t
+//   ACC_TYPE  accumulator element type: float or float16_t (int32_t for int8_t inputs)
+//   C_TYPE    element type of C in memory: float, float16_t or int32_t (int32_t
+//             accumulators only)
 // Variants (glsl/variants.txt; output glsl/spirv/gemm_coopmat2_<name>.spv): f16_f32,
-// f16_f16, bf16_f32, f16_f32_f16 and bf16_f32_bf16.
-// The K loop accumulates in ACC_TYPE (so f16_f16 accumulates in f16). The epilogue
-// works in 32-bit float: result = alpha * float(acc) [+ beta * float(C)], then converted
-// to C_TYPE.
+// f16_f16, bf16_f32, f16_f32_f16 and s8_s32.
+// The K loop accumulates in ACC_TYPE (so f16_f16 accumulates in f16, s8_s32 in int32,
+// wrapping). The epilogue works in 32-bit float: result = alpha * float(acc)
+// [+ beta * float(C)], then converted to C_TYPE (for int32_t: truncation toward zero, as
+// GLSL int()). With an int32_t accumulator, alpha == 1 and beta == 0 or 1 are computed in
+// integer arithmetic (acc, or acc + C), exactly, like gemm_coopmat.comp.
 //
 // -------------------------------------------------------------------------------------
 // Interface (the host code depends on this exactly)
@@ -81,7 +84,8 @@
 //   VK_KHR_cooperative_matrix (cooperativeMatrix), Vulkan memory model
 //     (vulkanMemoryModel; the SPIR-V uses the Vulkan memory model), shaderFloat16,
 //     storageBuffer16BitAccess; for bf16_f32 also VK_KHR_shader_bfloat16
-//     (shaderBFloat16Type and shaderBFloat16CooperativeMatrix).
+//     (shaderBFloat16Type and shaderBFloat16CooperativeMatrix); for s8_s32 shaderInt8 and
+//     storageBuffer8BitAccess.
 //   maintenance4 (core in Vulkan 1.3; the workgroup size is given as LocalSizeId).
 //   SPIR-V capabilities declared: Shader, Float16, StorageBuffer16BitAccess (f16
 //     variants only), VulkanMemoryModel, CooperativeMatrixKHR,
@@ -98,7 +102,8 @@
 //     BM, BN, BK <= cooperativeMatrixFlexibleDimensionsMaxDimension.
 //   Granularities on NVIDIA are 16 or 32, so multiples of 32 for BM/BN and of 16 (better
 //   32 or 64) for BK are the safe choices. The entry for (f16, f16 -> f16) must exist for
-//   f16_f16, (bf16, bf16 -> f32) for bf16_f32.
+//   f16_f16, (bf16, bf16 -> f32) for bf16_f32, (s8, s8 -> s32) for s8_s32 (NVIDIA lists
+//   it with K granularity 32).
 //   The epilogue also uses accumulator matrices of type float (and C_TYPE) with shape
 //   BM x BN; they only take part in loads, stores, conversions and element-wise
 //   arithmetic, never in a multiply.
@@ -151,16 +156,23 @@
 
 #include "types.glsl"
 
-#if INPUT_TYPE_ID != 2 && INPUT_TYPE_ID != 3
-#error "A_TYPE must be float16_t or bfloat16_t"
+#if INPUT_TYPE_ID == 4
+#extension GL_EXT_shader_explicit_arithmetic_types_int8 : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int32 : require
+#extension GL_EXT_shader_8bit_storage : require
+#if ACCUMULATOR_TYPE_ID != 5 || OUTPUT_TYPE_ID != 5
+#error "int8_t inputs need an int32_t accumulator and C"
 #endif
-#if ACCUMULATOR_TYPE_ID != 1 && ACCUMULATOR_TYPE_ID != 2
-#error "ACC_TYPE must be float or float16_t"
+#define INTEGER_SUMS 1
+#elif INPUT_TYPE_ID != 2 && INPUT_TYPE_ID != 3
+#error "A_TYPE must be float16_t, bfloat16_t or int8_t"
+#elif ACCUMULATOR_TYPE_ID != 1 && ACCUMULATOR_TYPE_ID != 2
+#error "ACC_TYPE must be float or float16_t for 2-byte inputs"
 #endif
 #if OUTPUT_TYPE_ID == 3
 #define OUTPUT_IS_BFLOAT16 1
-#elif OUTPUT_TYPE_ID != 1 && OUTPUT_TYPE_ID != 2
-#error "C_TYPE must be float, float16_t, or bfloat16_t with bfloat16_t inputs"
+#elif OUTPUT_TYPE_ID != 1 && OUTPUT_TYPE_ID != 2 && OUTPUT_TYPE_ID != 5
+#error "C_TYPE must be float, float16_t, int32_t, or bfloat16_t with bfloat16_t inputs"
 #endif
 
 // ---- specialization constants ----
@@ -177,7 +189,7 @@ layout(constant_id = 8) const bool PLAIN_STORE = false;
 layout(constant_id = 9) const uint K_UNROLL = 8;
 
 // Elements per 16 bytes: the alignment unit of a tensor load/store's element offset.
-const uint INPUT_ELEMENTS_PER_16_BYTES = 8;  // A_TYPE is a 2-byte type
+const uint INPUT_ELEMENTS_PER_16_BYTES = 16 / INPUT_ELEMENT_BYTES;
 const uint OUTPUT_ELEMENTS_PER_16_BYTES = 16 / OUTPUT_ELEMENT_BYTES;
 
 // ---- resources ----
@@ -288,7 +300,7 @@ void main() {
     b_layout_clamped = setTensorLayoutStrideNV(b_layout_clamped, params.ldb, 1);
 
     coopmat<ACC_TYPE, gl_ScopeWorkgroup, BM, BN, gl_MatrixUseAccumulator> accumulator =
-        coopmat<ACC_TYPE, gl_ScopeWorkgroup, BM, BN, gl_MatrixUseAccumulator>(0.0);
+        coopmat<ACC_TYPE, gl_ScopeWorkgroup, BM, BN, gl_MatrixUseAccumulator>(ACC_TYPE(0));
 
     const uint full_k_blocks = params.k / BK;
     const uint unrolled_groups = full_k_blocks / K_UNROLL;
@@ -357,6 +369,28 @@ void main() {
         }
         return;
     }
+
+#ifdef INTEGER_SUMS
+    // alpha 1 with beta 0 or 1: exact, in integer arithmetic (C_TYPE is ACC_TYPE here).
+    if (params.alpha == 1.0 && (params.beta == 0.0 || params.beta == 1.0)) {
+        coopmat<ACC_TYPE, gl_ScopeWorkgroup, BM, BN, gl_MatrixUseAccumulator> sum = accumulator;
+        if (params.beta != 0.0) {
+            coopmat<ACC_TYPE, gl_ScopeWorkgroup, BM, BN, gl_MatrixUseAccumulator> c_tile;
+            if (C_ROW_MAJOR) {
+                coopMatLoadTensorNV(c_tile, c_elements, c_aligned_start, c_layout);
+            } else {
+                coopMatLoadTensorNV(c_tile, c_elements, c_aligned_start, c_layout, transpose_view);
+            }
+            sum += c_tile;
+        }
+        if (C_ROW_MAJOR) {
+            coopMatStoreTensorNV(sum, c_elements, c_aligned_start, c_layout);
+        } else {
+            coopMatStoreTensorNV(sum, c_elements, c_aligned_start, c_layout, transpose_view);
+        }
+        return;
+    }
+#endif
 
     coopmat<float, gl_ScopeWorkgroup, BM, BN, gl_MatrixUseAccumulator> result =
         coopmat<float, gl_ScopeWorkgroup, BM, BN, gl_MatrixUseAccumulator>(accumulator) * params.alpha;

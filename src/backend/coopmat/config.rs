@@ -60,52 +60,84 @@ impl WorkgroupScopeConfig {
     /// per iteration of the K loop).
     pub const K_UNROLLS: [u32; 2] = [8, 16];
 
-    /// K blocks per unrolled group for a K of `k` in blocks of `block_k`, unless
-    /// `COOPGEMM_COOPMAT2_TILE` names another: 16 for long K loops (128 blocks or more), 8
-    /// otherwise. On the H100 (records in `examples/results/h100-2026-11-23-architecture/`):
-    /// 128x256x32 f16 4096³ / 8192³ 253.7 / 295.0 TFLOP/s with 16 against 249.7 / 288.0
-    /// with 8 (128 and 256 blocks); f16 sums 128x256x64 8192³ 318.9 against 310.0 (128
-    /// blocks) but 4096³ 276.9 against 282.8 (64 blocks); the LLM shape 4096x512x14336
-    /// (128x128x64, 224 blocks) f16 206.8 / f16 sums 223.9 against 200.6 / 203.6. Unroll 4
-    /// was slower everywhere (231.7 / 268.5).
+    /// K blocks per unrolled group for a K of `k` in blocks of `block_k` of `input`
+    /// elements, unless `COOPGEMM_COOPMAT2_TILE` names another: 16 for long K loops (128
+    /// blocks or more; 32 with 8-bit inputs), 8 otherwise. On the H100 (records in
+    /// `examples/results/h100-2026-11-23-architecture/`): 128x256x32 f16 4096³ / 8192³
+    /// 253.7 / 295.0 TFLOP/s with 16 against 249.7 / 288.0 with 8 (128 and 256 blocks); f16
+    /// sums 128x256x64 8192³ 318.9 against 310.0 (128 blocks) but 4096³ 276.9 against 282.8
+    /// (64 blocks); the LLM shape 4096x512x14336 (128x128x64, 224 blocks) f16 206.8 / f16
+    /// sums 223.9 against 200.6 / 203.6. Unroll 4 was slower everywhere (231.7 / 268.5).
+    /// i8 with K-contiguous B, 128x128x128 (`examples/results/h100-2026-11-25-session9/`):
+    /// 439.7 / 511.2 TOPS with 16 against 432.0 / 493.9 with 8 (32 and 64 blocks).
     ///
     /// ```
-    /// use coopgemm::config::WorkgroupScopeConfig;
-    /// assert_eq!(WorkgroupScopeConfig::default_k_unroll(4096, 32), 16);
-    /// assert_eq!(WorkgroupScopeConfig::default_k_unroll(4096, 64), 8);
+    /// use coopgemm::{config::WorkgroupScopeConfig, DType};
+    /// assert_eq!(WorkgroupScopeConfig::default_k_unroll(4096, 32, DType::F16), 16);
+    /// assert_eq!(WorkgroupScopeConfig::default_k_unroll(4096, 64, DType::F16), 8);
+    /// assert_eq!(WorkgroupScopeConfig::default_k_unroll(4096, 128, DType::I8), 16);
     /// ```
-    pub fn default_k_unroll(k: u32, block_k: u32) -> u32 {
-        if k / block_k >= 128 {
+    pub fn default_k_unroll(k: u32, block_k: u32, input: DType) -> u32 {
+        let long_loop = if input.size_bytes() == 1 { 32 } else { 128 };
+        if k / block_k >= long_loop {
             16
         } else {
             8
         }
     }
 
-    /// (block_m, block_n, block_k) to try for sums in `accumulate`, largest tile first, the
-    /// heuristic's favourite first among equal tiles. On the H100 with 256 invocations, at
-    /// 4096³ with f32 sums: 128x256x32 215 TFLOP/s, 128x128x64 199, 128x128x32 146,
-    /// 256x128x64 118 (and 128x256x64 205, left out); with f16 sums 128x256x64 265 against
-    /// 224 for 128x256x32 (8192³: 289 against 242), their accumulators taking half the
-    /// registers.
+    /// (block_m, block_n, block_k) to try for `types`, largest tile first (the
+    /// heuristic's favourite first among equal tiles), for B stored with K contiguous
+    /// (column-major) or not. On the H100 with 256 invocations, at 4096³ with f32 sums:
+    /// 128x256x32 215 TFLOP/s, 128x128x64 199, 128x128x32 146, 256x128x64 118 (and
+    /// 128x256x64 205, left out); with f16 sums 128x256x64 265 against 224 for 128x256x32
+    /// (8192³: 289 against 242), their accumulators taking half the registers. 2-byte inputs
+    /// gain nothing from K-contiguous B (f16 128x256x32 224.1 / 265.6 against 255.5 /
+    /// 292.4). 8-bit inputs (`examples/results/h100-2026-11-25-session9/`, TOPS at 4096³ /
+    /// 8192³; the KHR kernel: 243.1 / 258.8):
+    /// - with K-contiguous B, which the driver's 8-bit tensor-core loads want: 128x128x128
+    ///   439.7 / 511.2, 128x256x128 407.2 / 487.2, 128x256x64 395.7 / 480.4, 256x128x64
+    ///   391.6 / 486.4, 128x128x64 316.9 / 324.7;
+    /// - otherwise: 256x128x64 305.0 / 366.2, 128x256x64 264.1 / 316.3, 128x128x128
+    ///   252.6 / 288.1 (2-byte inputs lose with 256x128: f16 232.7 / 275.3 at BK 32).
     ///
     /// ```
-    /// use coopgemm::{config::WorkgroupScopeConfig, DType};
-    /// assert_eq!(WorkgroupScopeConfig::candidates(DType::F16)[0], (128, 256, 64));
-    /// assert_eq!(WorkgroupScopeConfig::candidates(DType::F32)[0], (128, 256, 32));
+    /// use coopgemm::{config::WorkgroupScopeConfig, GemmTypes};
+    /// assert_eq!(WorkgroupScopeConfig::candidates(GemmTypes::F16_ACC_F16, false)[0], (128, 256, 64));
+    /// assert_eq!(WorkgroupScopeConfig::candidates(GemmTypes::F16_F32, true)[0], (128, 256, 32));
+    /// assert_eq!(WorkgroupScopeConfig::candidates(GemmTypes::I8_I32, false)[0], (256, 128, 64));
+    /// assert_eq!(WorkgroupScopeConfig::candidates(GemmTypes::I8_I32, true)[0], (128, 128, 128));
     /// ```
-    pub fn candidates(accumulate: DType) -> &'static [(u32, u32, u32)] {
-        if accumulate.size_bytes() == 2 {
-            &[
+    pub fn candidates(types: GemmTypes, b_k_contiguous: bool) -> &'static [(u32, u32, u32)] {
+        match (types.input.size_bytes(), types.accumulate.size_bytes()) {
+            (1, _) if b_k_contiguous => &[
+                (128, 128, 128),
+                (128, 256, 64),
+                (256, 128, 64),
+                (64, 64, 64),
+            ],
+            (1, _) => &[
+                (256, 128, 64),
+                (128, 256, 64),
+                (128, 128, 128),
+                (128, 128, 64),
+                (64, 64, 64),
+            ],
+            (_, 2) => &[
                 (128, 256, 64),
                 (128, 256, 32),
                 (128, 128, 64),
                 (128, 128, 32),
                 (64, 64, 32),
-            ]
-        } else {
-            &[(128, 256, 32), (128, 128, 64), (128, 128, 32), (64, 64, 32)]
+            ],
+            _ => &[(128, 256, 32), (128, 128, 64), (128, 128, 32), (64, 64, 32)],
         }
+    }
+
+    /// Whether B is best packed with K contiguous (column-major) rather than in row-major
+    /// column panels for this configuration: with 8-bit inputs (see [`Self::candidates`]).
+    pub fn packs_b_k_contiguous(&self) -> bool {
+        self.variant.types.input.size_bytes() == 1
     }
 }
 
@@ -132,6 +164,15 @@ impl CoopmatPlan {
         match self {
             CoopmatPlan::Subgroup(config) => config.block_n(),
             CoopmatPlan::WorkgroupScope(config) => config.block_n,
+        }
+    }
+
+    /// Whether [`Context::pack_b`](crate::Context::pack_b) packs B with K contiguous for
+    /// it (coopmat2 with 8-bit inputs) rather than in column panels.
+    pub fn packs_b_k_contiguous(&self) -> bool {
+        match self {
+            CoopmatPlan::Subgroup(_) => false,
+            CoopmatPlan::WorkgroupScope(config) => config.packs_b_k_contiguous(),
         }
     }
 

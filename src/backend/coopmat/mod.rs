@@ -304,7 +304,12 @@ impl CoopmatBackend {
             .iter()
             .copied()
             .find(|v| v.types == types)?;
-        if types.input == DType::BF16 && !self.enabled.bfloat16 {
+        let enabled = match types.input {
+            DType::BF16 => self.enabled.bfloat16,
+            DType::I8 => self.enabled.int8,
+            _ => true,
+        };
+        if !enabled {
             return None;
         }
         let want = [
@@ -343,7 +348,7 @@ impl CoopmatBackend {
         let fitting: Vec<WorkgroupScopeConfig> = forced
             .into_iter()
             .chain(
-                WorkgroupScopeConfig::candidates(types.accumulate)
+                WorkgroupScopeConfig::candidates(types, gemm.b.order == Order::ColumnMajor)
                     .iter()
                     .copied()
                     .filter(|tile| Some(*tile) != forced),
@@ -361,10 +366,9 @@ impl CoopmatBackend {
                 block_n,
                 block_k,
                 workgroup_size: shape.workgroup_invocations,
-                k_unroll: self
-                    .overrides
-                    .k_unroll
-                    .unwrap_or(WorkgroupScopeConfig::default_k_unroll(gemm.gemm.k, block_k)),
+                k_unroll: self.overrides.k_unroll.unwrap_or(
+                    WorkgroupScopeConfig::default_k_unroll(gemm.gemm.k, block_k, types.input),
+                ),
             })
             .collect();
         Some(fitting)

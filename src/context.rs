@@ -346,12 +346,13 @@ impl Context {
     }
 
     /// Packs the B of `gemm` (its k, n, batch, types and B layout; `b` holds it as that layout
-    /// says) into the column panels the kernel [`Context::plan`] picks for `gemm` reads
-    /// fastest: as wide as its tile.
+    /// says) into the layout the kernel [`Context::plan`] picks for `gemm` reads fastest:
+    /// column panels as wide as its tile or, for the coopmat2 kernel with 8-bit inputs,
+    /// column-major with K padded to 16 bytes (its tensor-core loads want K contiguous).
     ///
     /// A broadcast B (batch stride 0) is packed once and stays broadcast. GEMMs with other
     /// `m` may pick a different configuration of the same width (the backends restrict
-    /// themselves to it).
+    /// themselves to it; any configuration reads the column-major form).
     pub fn pack_b(&self, gemm: &Gemm, b: &wgpu::Buffer) -> Result<PackedB> {
         let resolved = gemm.resolve()?;
         let plan = self.plan_resolved(&resolved, false, false)?;
@@ -361,13 +362,13 @@ impl Context {
                 reason: "B is already packed".into(),
             });
         }
-        let (_, width) = plan.configs[0].tile();
+        let form = plan.configs[0].packed_form();
         let shared = &self.shared;
         let (packed, command_buffer) =
-            self.scoped(|| shared.pack_kernel.pack(&shared.device, &resolved, b, width))??;
+            self.scoped(|| shared.pack_kernel.pack(&shared.device, &resolved, b, form))??;
         shared.queue.submit(command_buffer);
         log::debug!(
-            "packed B ({}x{} {}, {:?}) into panels of {width} for {}",
+            "packed B ({}x{} {}, {:?}) as {form:?} for {}",
             gemm.k,
             gemm.n,
             gemm.types.input,

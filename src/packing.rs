@@ -1,11 +1,15 @@
-//! Pre-packed weights: B copied once into the column panels the chosen kernel reads fastest
-//! ([`Order::ColumnPanels`]), kept as a [`PackedB`] handle and reused across GEMMs.
+//! Pre-packed weights: B copied once into the layout the chosen kernel reads fastest, kept as
+//! a [`PackedB`] handle and reused across GEMMs.
 //!
-//! A kernel's workgroup reads a `k × width` strip of B, `width` being its tile width. Packed,
-//! that strip is one contiguous row-major panel: every workgroup streams its own block of
-//! memory, whatever B's original layout (transposed weights included), with rows padded
-//! with zeros to the full panel width, so no load needs an N bound. The packing runs on the
-//! GPU (`wgsl/pack_b.wgsl`), on every backend.
+//! A kernel's workgroup reads a `k × width` strip of B, `width` being its tile width. Packed
+//! into column panels ([`Order::ColumnPanels`]), that strip is one contiguous row-major
+//! panel: every workgroup streams its own block of memory, whatever B's original layout
+//! (transposed weights included), with rows padded with zeros to the full panel width, so no
+//! load needs an N bound. The exception is the coopmat2 kernel with 8-bit inputs, whose
+//! tensor-core loads want K contiguous: for it B is packed column-major, each column's K
+//! elements padded with zeros to a multiple of 16 bytes (on the H100, i8 at 8192³: 511 TOPS
+//! against 366 from row-major B). The packing runs on the GPU (`wgsl/pack_b.wgsl`; the
+//! column-major form is its panels of width 1), on every backend.
 
 use std::sync::OnceLock;
 
@@ -21,7 +25,9 @@ pub const PACK_B_WGSL: &str = include_str!("../wgsl/pack_b.wgsl");
 
 const PACK_WORKGROUP_SIZE: u32 = 256;
 
-/// B packed into column panels for one kernel configuration.
+/// B packed for one kernel configuration: into column panels of its tile width or, for the
+/// coopmat2 kernel with 8-bit inputs, column-major with K padded (its tensor-core loads want
+/// K contiguous).
 ///
 /// Use it by giving the GEMM [`PackedB::layout`] as B's layout and [`PackedB::buffer`] as
 /// B's buffer; everything else (A, C, alpha, beta, epilogue, m) may change between calls.
@@ -52,12 +58,15 @@ impl PackedB {
         &self.buffer
     }
 
-    /// B's layout in [`PackedB::buffer`]: column panels of [`PackedB::width`].
+    /// B's layout in [`PackedB::buffer`]: column panels of [`PackedB::width`], or
+    /// column-major with K padded to a multiple of 16 bytes where the kernel reads B
+    /// K-contiguous (then [`PackedB::width`] is 1).
     pub fn layout(&self) -> MatrixLayout {
         self.layout
     }
 
-    /// Columns per panel: the tile width of the kernel it was packed for.
+    /// Columns per panel: the tile width of the kernel it was packed for, or 1 where B is
+    /// packed column-major (each column a panel of its own).
     pub fn width(&self) -> u32 {
         self.width
     }
@@ -71,6 +80,19 @@ impl PackedB {
     pub fn shape(&self) -> (u32, u32) {
         (self.k, self.n)
     }
+}
+
+/// How B is packed for a kernel configuration
+/// ([`KernelConfig::packed_form`](crate::KernelConfig)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PackedForm {
+    /// Column panels `width` wide ([`Order::ColumnPanels`]).
+    Panels {
+        /// Columns per panel: the kernel's tile width.
+        width: u32,
+    },
+    /// Column-major, every column's K elements padded with zeros to a multiple of 16 bytes.
+    KContiguous,
 }
 
 /// The packing pipeline of one device, built on the first [`Context::pack_b`].
@@ -118,20 +140,28 @@ struct PackParams {
 }
 
 impl PackKernel {
-    /// Packs the B of `gemm` (`b` holds it as its layout says) into column panels `width`
-    /// wide: a new buffer, and the command buffer that fills it (none when B is empty).
+    /// Packs the B of `gemm` (`b` holds it as its layout says) in `form`: a new buffer,
+    /// and the command buffer that fills it (none when B is empty).
     pub(crate) fn pack(
         &self,
         device: &wgpu::Device,
         resolved: &ResolvedGemm,
         b: &wgpu::Buffer,
-        width: u32,
+        form: PackedForm,
     ) -> Result<(PackedB, Option<wgpu::CommandBuffer>)> {
         let gemm = &resolved.gemm;
         let (k, n) = (gemm.k, gemm.n);
         let element_bytes = gemm.types.input.size_bytes();
+        // Column-major is column panels of width 1, whose rows (K) are padded.
+        let (width, panel_rows, order) = match form {
+            PackedForm::Panels { width } => (width, k, Order::ColumnPanels { width }),
+            PackedForm::KContiguous => {
+                let per_16_bytes = (16 / element_bytes).max(1) as u32;
+                (1, k.next_multiple_of(per_16_bytes), Order::ColumnMajor)
+            }
+        };
         let panels = (n as u64).div_ceil(width as u64);
-        let panel_stride = k as u64 * width as u64;
+        let panel_stride = panel_rows as u64 * width as u64;
         let matrix_elements = panels * panel_stride;
         let batches = if resolved.b.batch_stride == 0 {
             1
@@ -141,8 +171,8 @@ impl PackKernel {
         let matrix_bytes = (matrix_elements * element_bytes).div_ceil(4) * 4;
         let total_bytes = (matrix_bytes * batches as u64).max(4);
         let layout = MatrixLayout {
-            order: Order::ColumnPanels { width },
-            leading_dimension: Some(k as u64),
+            order,
+            leading_dimension: Some(panel_rows as u64),
             batch_stride: Some(if batches == 1 && resolved.b.batch_stride == 0 {
                 0
             } else {
@@ -181,7 +211,7 @@ impl PackKernel {
             rows: k,
             cols: n,
             width,
-            panel_rows: k,
+            panel_rows,
             source_first: source.first_element,
             source_row_stride: uniform_u32(resolved.b.row_stride()),
             source_col_stride: uniform_u32(resolved.b.col_stride()),

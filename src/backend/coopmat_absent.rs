@@ -88,6 +88,11 @@ impl CoopmatPlan {
     pub fn block_n(&self) -> u32 {
         match *self {}
     }
+
+    /// Whether B is packed K-contiguous for it (never called: no value exists).
+    pub fn packs_b_k_contiguous(&self) -> bool {
+        match *self {}
+    }
 }
 
 impl std::fmt::Display for CoopmatPlan {

@@ -11,6 +11,7 @@ use super::kind::BackendKind;
 use super::simt::SimtConfig;
 use super::wgsl_coopmat::WgslCoopConfig;
 use crate::epilogue::Epilogue;
+use crate::packing::PackedForm;
 
 /// A kernel configuration of one backend.
 ///
@@ -49,6 +50,17 @@ impl KernelConfig {
             KernelConfig::Simt(config) => (config.tile_m, config.tile_n),
             KernelConfig::Coopmat(plan) => (plan.block_m(), plan.block_n()),
             KernelConfig::WgslCoopmat(config) => (config.tile_m, config.tile_n),
+        }
+    }
+
+    /// How [`Context::pack_b`](crate::Context::pack_b) lays B out for it: column panels of
+    /// its tile width, or K-contiguous where its kernel reads B fastest that way.
+    pub(crate) fn packed_form(&self) -> PackedForm {
+        match self {
+            KernelConfig::Coopmat(plan) if plan.packs_b_k_contiguous() => PackedForm::KContiguous,
+            _ => PackedForm::Panels {
+                width: self.tile().1,
+            },
         }
     }
 }

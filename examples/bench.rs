@@ -16,8 +16,9 @@
 //! `--wall-clock`, each of `--runs` samples is the wall-clock time of at least 5 GEMMs (as
 //! many as take about 20 ms, at most 200) submitted back to back until they complete,
 //! divided by their number: short GEMMs measured 5 at a time varied up to 3x between runs
-//! on the H100. Each record says which timing it used. Progress goes to stderr, the table
-//! to stdout.
+//! on the H100. Each record says which timing it used; wall-clock records also give
+//! `host_submit_ms`, the median time one `Context::run` held the calling thread. Progress
+//! goes to stderr, the table to stdout.
 //!
 //! `--cpu` (the default when the adapter is a CPU driver such as lavapipe; `--no-cpu` turns
 //! it off) also times a CPU GEMM, `matrixmultiply::sgemm`, at every shape with f32: on one
@@ -176,6 +177,9 @@ struct Measurement {
     config: String,
     median_seconds: f64,
     timing: &'static str,
+    /// With `--wall-clock`: the median host time a GEMM's `Context::run` took to return
+    /// (recording and submitting; what the calling thread is blocked for).
+    host_submit_seconds: Option<f64>,
     max_relative_error: f64,
     passed: bool,
 }
@@ -244,15 +248,15 @@ fn measure<I: Element, O: Element>(
     } else {
         None
     };
-    let (mut seconds, timing) = match timestamped {
-        Some(seconds) => (seconds, "gpu-timestamps"),
-        None => (
-            time_with_wall_clock(context, gemm, &buffers, runs, gemm_seconds_estimate)?,
-            "wall-clock",
-        ),
+    let (seconds, host_submit_seconds, timing) = match timestamped {
+        Some(seconds) => (seconds, None, "gpu-timestamps"),
+        None => {
+            let (seconds, submit_seconds) =
+                time_with_wall_clock(context, gemm, &buffers, runs, gemm_seconds_estimate)?;
+            (seconds, Some(median(submit_seconds)), "wall-clock")
+        }
     };
-    seconds.sort_by(f64::total_cmp);
-    let median_seconds = seconds[seconds.len() / 2];
+    let median_seconds = median(seconds);
 
     // Each run computed the same C (beta = 0), so the last result checks them all.
     let result: Vec<O> = pollster::block_on(context.download(&c_buffer, c.len()))?;
@@ -266,6 +270,7 @@ fn measure<I: Element, O: Element>(
         config,
         median_seconds,
         timing,
+        host_submit_seconds,
         max_relative_error: comparison.max_relative_error,
         passed: comparison.passed(),
     })
@@ -301,27 +306,37 @@ const SAMPLE_SECONDS: f64 = 0.02;
 const WARM_UP_SECONDS: f64 = 0.5;
 const WARM_UP_BATCH: usize = 4;
 
+/// The median of `values` (not empty).
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
 /// Per-GEMM time of `runs` samples, each the host time from submitting GEMMS_PER_SAMPLE
-/// GEMMs back to back to their completion, divided by their number.
+/// GEMMs back to back to their completion, divided by their number; and each GEMM's host
+/// time in `Context::run` (recording and submitting).
 fn time_with_wall_clock(
     context: &Context,
     gemm: &Gemm,
     buffers: &GemmBuffers<'_>,
     runs: usize,
     gemm_seconds_estimate: f64,
-) -> Result<Vec<f64>, coopgemm::Error> {
+) -> Result<(Vec<f64>, Vec<f64>), coopgemm::Error> {
     let gemms_per_sample = ((SAMPLE_SECONDS / gemm_seconds_estimate.max(1e-7)).ceil() as usize)
         .clamp(MIN_GEMMS_PER_SAMPLE, MAX_GEMMS_PER_SAMPLE);
     let mut seconds = Vec::with_capacity(runs);
+    let mut submit_seconds = Vec::with_capacity(runs * gemms_per_sample);
     for _ in 0..runs {
         let started = Instant::now();
         for _ in 0..gemms_per_sample {
+            let submitted = Instant::now();
             context.run(gemm, buffers)?;
+            submit_seconds.push(submitted.elapsed().as_secs_f64());
         }
         context.wait()?;
         seconds.push(started.elapsed().as_secs_f64() / gemms_per_sample as f64);
     }
-    Ok(seconds)
+    Ok((seconds, submit_seconds))
 }
 
 fn measure_types(
@@ -405,13 +420,14 @@ fn report(json: &mut String, record: &Record<'_>) {
     );
     let _ = writeln!(
         json,
-        "  {{\"backend\": \"{}\", \"dtype\": \"{}\", \"m\": {m}, \"n\": {n}, \"k\": {k}, \"batch\": 1, \"b_layout\": \"{}\", \"config\": \"{}\", \"timing\": \"{}\", \"median_ms\": {}, \"gflops\": {}, \"max_rel_error\": {}, \"verified\": {}, \"reference_tflops\": {}, \"ratio\": {}, \"ratio_to_cpu\": {}, \"adapter\": \"{}\"}},",
+        "  {{\"backend\": \"{}\", \"dtype\": \"{}\", \"m\": {m}, \"n\": {n}, \"k\": {k}, \"batch\": 1, \"b_layout\": \"{}\", \"config\": \"{}\", \"timing\": \"{}\", \"median_ms\": {}, \"host_submit_ms\": {}, \"gflops\": {}, \"max_rel_error\": {}, \"verified\": {}, \"reference_tflops\": {}, \"ratio\": {}, \"ratio_to_cpu\": {}, \"adapter\": \"{}\"}},",
         record.backend,
         record.types.short_name(),
         record.b_layout,
         measurement.config.replace('"', "'"),
         measurement.timing,
         number(measurement.median_seconds * 1e3),
+        optional(measurement.host_submit_seconds.map(|s| s * 1e3)),
         number(gflops),
         number(measurement.max_relative_error),
         measurement.passed,
@@ -520,6 +536,7 @@ fn measure_cpu((m, n, k): (u32, u32, u32), runs: usize) -> Result<Measurement, c
         ),
         median_seconds,
         timing: "wall-clock",
+        host_submit_seconds: None,
         max_relative_error: comparison.max_relative_error,
         passed: comparison.passed(),
     })

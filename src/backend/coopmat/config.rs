@@ -109,35 +109,47 @@ impl WorkgroupScopeConfig {
     /// assert_eq!(WorkgroupScopeConfig::candidates(GemmTypes::I8_I32, true)[0], (128, 128, 128));
     /// ```
     pub fn candidates(types: GemmTypes, b_k_contiguous: bool) -> &'static [(u32, u32, u32)] {
-        match (types.input.size_bytes(), types.accumulate.size_bytes()) {
-            (1, _) if b_k_contiguous => &[
-                (128, 128, 128),
-                (128, 256, 64),
-                (256, 128, 64),
-                (64, 64, 64),
-            ],
-            (1, _) => &[
-                (256, 128, 64),
-                (128, 256, 64),
-                (128, 128, 128),
-                (128, 128, 64),
-                (64, 64, 64),
-            ],
-            (_, 2) => &[
+        if Self::wants_k_contiguous_b(types) {
+            return if b_k_contiguous {
+                &[
+                    (128, 128, 128),
+                    (128, 256, 64),
+                    (256, 128, 64),
+                    (64, 64, 64),
+                ]
+            } else {
+                &[
+                    (256, 128, 64),
+                    (128, 256, 64),
+                    (128, 128, 128),
+                    (128, 128, 64),
+                    (64, 64, 64),
+                ]
+            };
+        }
+        if types.accumulate.size_bytes() == 2 {
+            &[
                 (128, 256, 64),
                 (128, 256, 32),
                 (128, 128, 64),
                 (128, 128, 32),
                 (64, 64, 32),
-            ],
-            _ => &[(128, 256, 32), (128, 128, 64), (128, 128, 32), (64, 64, 32)],
+            ]
+        } else {
+            &[(128, 256, 32), (128, 128, 64), (128, 128, 32), (64, 64, 32)]
         }
     }
 
+    /// Whether the kernel reads B of `types` fastest with K contiguous (column-major): with
+    /// 8-bit inputs (see [`Self::candidates`]).
+    pub fn wants_k_contiguous_b(types: GemmTypes) -> bool {
+        types.input.size_bytes() == 1
+    }
+
     /// Whether B is best packed with K contiguous (column-major) rather than in row-major
-    /// column panels for this configuration: with 8-bit inputs (see [`Self::candidates`]).
+    /// column panels for this configuration ([`Self::wants_k_contiguous_b`]).
     pub fn packs_b_k_contiguous(&self) -> bool {
-        self.variant.types.input.size_bytes() == 1
+        Self::wants_k_contiguous_b(self.variant.types)
     }
 }
 

@@ -91,7 +91,13 @@ impl WorkgroupScopeConfig {
     /// (column-major) or not. On the H100 with 256 invocations, at 4096³ with f32 sums:
     /// 128x256x32 215 TFLOP/s, 128x128x64 199, 128x128x32 146, 256x128x64 118 (and
     /// 128x256x64 205, left out); with f16 sums 128x256x64 265 against 224 for 128x256x32
-    /// (8192³: 289 against 242), their accumulators taking half the registers. 2-byte inputs
+    /// (8192³: 289 against 242), their accumulators taking half the registers. With f16
+    /// sums, 256x256x32 (forced, unroll 8) gave 299.9 / 360.4 against 270.9 / 306.6 for
+    /// 128x256x64 in the same call (2026-11-25; its accumulator takes as many registers as
+    /// 128x256 f32 sums; 256x256x16 244.2 / 281.2, x64 169.0 / 187.7; with f32 sums 256x256
+    /// spills: 44 at 4096³). It is listed after the heuristic's favourite, so only tuning
+    /// ([`Context::tune`](crate::Context::tune)) picks it, until the heuristic's whole
+    /// benchmark set has been measured with it. 2-byte inputs
     /// gain nothing from K-contiguous B (f16 128x256x32 224.1 / 265.6 against 255.5 /
     /// 292.4). 8-bit inputs (`examples/results/h100-2026-11-25-session9/`, TOPS at 4096³ /
     /// 8192³; the KHR kernel: 243.1 / 258.8):
@@ -130,6 +136,7 @@ impl WorkgroupScopeConfig {
         if types.accumulate.size_bytes() == 2 {
             &[
                 (128, 256, 64),
+                (256, 256, 32),
                 (128, 256, 32),
                 (128, 128, 64),
                 (128, 128, 32),
@@ -404,9 +411,9 @@ pub(crate) struct TuningOverrides {
     pub(crate) without_coopmat2: bool,
     /// Only this cooperative-matrix shape (`MxNxK`).
     pub(crate) shape: Option<String>,
-    /// Try this KHR-kernel tiling first.
+    /// Use this KHR-kernel tiling wherever it fits.
     pub(crate) tiling: Option<CoopmatTiling>,
-    /// Try this coopmat2 workgroup tile (and K unroll) first.
+    /// Use this coopmat2 workgroup tile (and K unroll) wherever it fits.
     pub(crate) workgroup_tile: Option<(u32, u32, u32)>,
     /// The K unroll of the forced coopmat2 tile, where it names one.
     pub(crate) k_unroll: Option<u32>,
@@ -416,6 +423,16 @@ pub(crate) struct TuningOverrides {
 }
 
 impl TuningOverrides {
+    /// Whether `plan` is the tile or tiling the environment forces.
+    pub(crate) fn forces(&self, plan: &CoopmatPlan) -> bool {
+        match plan {
+            CoopmatPlan::Subgroup(config) => self.tiling == Some(config.tiling),
+            CoopmatPlan::WorkgroupScope(config) => {
+                self.workgroup_tile == Some((config.block_m, config.block_n, config.block_k))
+            }
+        }
+    }
+
     pub(crate) fn new(overrides: &crate::options::KernelOverrides) -> TuningOverrides {
         let tile = overrides.coopmat2_tile.as_deref().and_then(|text| {
             let numbers: Vec<u32> = text

@@ -217,8 +217,13 @@ impl CoopmatBackend {
     /// `VK_KHR_cooperative_matrix` kernel otherwise.
     pub fn plan(&self, gemm: &ResolvedGemm) -> std::result::Result<CoopmatPlan, String> {
         let plans = self.preferred_plans(gemm)?;
-        // The largest tile that still gives the GPU enough workgroups to fill it; for small
-        // problems, the smallest tile (candidates are listed largest first).
+        // A tile or tiling forced by the environment, wherever it fits (so that tests run it
+        // on every edge case); otherwise the largest tile that still gives the GPU enough
+        // workgroups to fill it, and for small problems the smallest tile (candidates are
+        // listed largest first).
+        if let Some(forced) = plans.iter().find(|plan| self.overrides.forces(plan)) {
+            return Ok(*forced);
+        }
         let (m, n) = (gemm.gemm.m as u64, gemm.gemm.n as u64);
         let workgroups = |plan: &CoopmatPlan| {
             m.div_ceil(plan.block_m() as u64)

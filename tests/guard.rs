@@ -95,7 +95,15 @@ fn run(types: GemmTypes) {
                 failures.push(format!("{kind}: {message}"));
             }
         }
-        eprintln!("{types}: {} guarded cases on {kind}", cases.len());
+        // Which configuration the first case ran (CI checks a forced tiling took effect).
+        let first = context
+            .plan(&cases[0].types(types))
+            .map(|plan| plan.kernel.config.to_string())
+            .unwrap_or_default();
+        eprintln!(
+            "{types}: {} guarded cases on {kind} (first with {first})",
+            cases.len()
+        );
     }
     assert_none_failed(&failures);
 }

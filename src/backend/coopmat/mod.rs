@@ -164,19 +164,24 @@ impl CoopmatBackend {
             .ok_or_else(|| format!("no cooperative-matrix kernel computes {types}"))
     }
 
-    /// The cooperative-matrix shape used for `types`: the largest the device lists for them.
-    pub fn shape_for(&self, types: GemmTypes) -> std::result::Result<CoopmatShape, String> {
-        self.variant(types)?;
-        let needs = match types.input {
+    /// The device feature inputs of type `input` need and the device was opened without,
+    /// if any (both kernels need it).
+    fn missing_input_feature(&self, input: DType) -> Option<&'static str> {
+        let (enabled, feature) = match input {
             DType::F16 => (self.enabled.float16, "shaderFloat16 and 16-bit storage"),
             DType::BF16 => (self.enabled.bfloat16, "VK_KHR_shader_bfloat16"),
             DType::I8 => (self.enabled.int8, "shaderInt8 and 8-bit storage"),
             _ => (true, ""),
         };
-        if !needs.0 {
+        (!enabled).then_some(feature)
+    }
+
+    /// The cooperative-matrix shape used for `types`: the largest the device lists for them.
+    pub fn shape_for(&self, types: GemmTypes) -> std::result::Result<CoopmatShape, String> {
+        self.variant(types)?;
+        if let Some(feature) = self.missing_input_feature(types.input) {
             return Err(format!(
-                "{types} needs {}, which the device does not have enabled",
-                needs.1
+                "{types} needs {feature}, which the device does not have enabled"
             ));
         }
         let want = Some(types.input);
@@ -309,12 +314,7 @@ impl CoopmatBackend {
             .iter()
             .copied()
             .find(|v| v.types == types)?;
-        let enabled = match types.input {
-            DType::BF16 => self.enabled.bfloat16,
-            DType::I8 => self.enabled.int8,
-            _ => true,
-        };
-        if !enabled {
+        if self.missing_input_feature(types.input).is_some() {
             return None;
         }
         let want = [

@@ -92,12 +92,14 @@ impl WorkgroupScopeConfig {
     /// 128x256x32 215 TFLOP/s, 128x128x64 199, 128x128x32 146, 256x128x64 118 (and
     /// 128x256x64 205, left out); with f16 sums 128x256x64 265 against 224 for 128x256x32
     /// (8192³: 289 against 242), their accumulators taking half the registers. With f16
-    /// sums, 256x256x32 (forced, unroll 8) gave 299.9 / 360.4 against 270.9 / 306.6 for
-    /// 128x256x64 in the same call (2026-11-25; its accumulator takes as many registers as
-    /// 128x256 f32 sums; 256x256x16 244.2 / 281.2, x64 169.0 / 187.7; with f32 sums 256x256
-    /// spills: 44 at 4096³). It is listed after the heuristic's favourite, so only tuning
-    /// ([`Context::tune`](crate::Context::tune)) picks it, until the heuristic's whole
-    /// benchmark set has been measured with it. 2-byte inputs
+    /// sums 256x256x32 holds as many accumulator registers as 128x256 with f32 sums and
+    /// wins wherever it makes two waves of workgroups (`h100-2026-11-25-session10/call1`,
+    /// unroll 16 / 8 / 128x256x64 at unroll 16): 4096³ 310.4 / 300.9 / 278.1, 6144³
+    /// 321.7 / 308.1 / 304.4, 8192³ 368.2 / 356.4 / 317.9, 2048x8192x4096 320.8 / 312.2 /
+    /// 282.6, 4096x4096x512 134.7 / 137.4 / 118.3; with 144 workgroups (3072³) it loses,
+    /// 170.3 against 200.4 ([`Self::min_workgroups`]). 256x256x16 and x64 are slower
+    /// (244.2 / 281.2 and 169.0 / 187.7 at 4096³ / 8192³); with f32 sums 256x256 spills
+    /// (44 at 4096³). 2-byte inputs
     /// gain nothing from K-contiguous B (f16 128x256x32 224.1 / 265.6 against 255.5 /
     /// 292.4). 8-bit inputs (`examples/results/h100-2026-11-25-session9/`, TOPS at 4096³ /
     /// 8192³; the KHR kernel: 243.1 / 258.8):
@@ -109,7 +111,7 @@ impl WorkgroupScopeConfig {
     ///
     /// ```
     /// use coopgemm::{config::WorkgroupScopeConfig, GemmTypes};
-    /// assert_eq!(WorkgroupScopeConfig::candidates(GemmTypes::F16_ACC_F16, false)[0], (128, 256, 64));
+    /// assert_eq!(WorkgroupScopeConfig::candidates(GemmTypes::F16_ACC_F16, false)[0], (256, 256, 32));
     /// assert_eq!(WorkgroupScopeConfig::candidates(GemmTypes::F16_F32, true)[0], (128, 256, 32));
     /// assert_eq!(WorkgroupScopeConfig::candidates(GemmTypes::I8_I32, false)[0], (256, 128, 64));
     /// assert_eq!(WorkgroupScopeConfig::candidates(GemmTypes::I8_I32, true)[0], (128, 128, 128));
@@ -135,8 +137,8 @@ impl WorkgroupScopeConfig {
         }
         if types.accumulate.size_bytes() == 2 {
             &[
-                (128, 256, 64),
                 (256, 256, 32),
+                (128, 256, 64),
                 (128, 256, 32),
                 (128, 128, 64),
                 (128, 128, 32),
@@ -184,6 +186,18 @@ impl CoopmatPlan {
             CoopmatPlan::Subgroup(config) => config.block_n(),
             CoopmatPlan::WorkgroupScope(config) => config.block_n,
         }
+    }
+
+    /// Workgroups a GEMM should make before the heuristic picks this tile over a smaller
+    /// one: 128, enough to fill a large GPU, for tiles up to 128×256; twice that for
+    /// 256×256, whose workgroups take a whole SM's registers each, so that a partial last
+    /// wave costs less (on the H100 at 3072³, 144 workgroups of 256×256×32 with f16 sums
+    /// gave 170.3 TFLOP/s against 200.4 for 288 of 128×256×64).
+    pub fn min_workgroups(&self) -> u64 {
+        const MIN_WORKGROUPS: u64 = 128;
+        const LARGE_TILE: u64 = 128 * 256;
+        let area = self.block_m() as u64 * self.block_n() as u64;
+        MIN_WORKGROUPS * area.div_ceil(LARGE_TILE).max(1)
     }
 
     /// Whether [`Context::pack_b`](crate::Context::pack_b) packs B with K contiguous for
@@ -472,5 +486,28 @@ impl TuningOverrides {
             k_unroll: tile.and_then(|(_, _, _, unroll, _)| unroll),
             workgroup_size: tile.and_then(|(_, _, _, _, invocations)| invocations),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_tiles_above_128x256_need_more_workgroups() {
+        let tile = |block_m, block_n| {
+            CoopmatPlan::WorkgroupScope(WorkgroupScopeConfig {
+                variant: WORKGROUP_SCOPE_VARIANTS[0],
+                block_m,
+                block_n,
+                block_k: 32,
+                workgroup_size: 256,
+                k_unroll: 8,
+            })
+        };
+        assert_eq!(tile(64, 64).min_workgroups(), 128);
+        assert_eq!(tile(128, 256).min_workgroups(), 128);
+        assert_eq!(tile(256, 128).min_workgroups(), 128);
+        assert_eq!(tile(256, 256).min_workgroups(), 256);
     }
 }

@@ -22,9 +22,6 @@ use crate::vulkan::device::{self as vulkan_device, EnabledFeatures};
 use crate::vulkan::dispatch::{PipelineKey, PushConstants, VulkanKernels};
 use crate::vulkan::properties::{self, CoopmatDeviceInfo, CoopmatShape};
 
-/// Workgroups a tiling should produce before a larger tile is preferred over a smaller one.
-const MIN_WORKGROUPS: u64 = 128;
-
 /// The cooperative-matrix backend of one Vulkan device.
 #[derive(Debug)]
 pub struct CoopmatBackend {
@@ -237,7 +234,7 @@ impl CoopmatBackend {
         };
         plans
             .iter()
-            .find(|plan| workgroups(plan) >= MIN_WORKGROUPS)
+            .find(|plan| workgroups(plan) >= plan.min_workgroups())
             .or(plans.last())
             .copied()
             .ok_or_else(|| "no configuration fits".to_string())

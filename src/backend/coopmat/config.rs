@@ -97,7 +97,7 @@ impl WorkgroupScopeConfig {
     /// unroll 16 / 8 / 128x256x64 at unroll 16): 4096³ 310.4 / 300.9 / 278.1, 6144³
     /// 321.7 / 308.1 / 304.4, 8192³ 368.2 / 356.4 / 317.9, 2048x8192x4096 320.8 / 312.2 /
     /// 282.6, 4096x4096x512 134.7 / 137.4 / 118.3; with 144 workgroups (3072³) it loses,
-    /// 170.3 against 200.4 ([`Self::min_workgroups`]). 256x256x16 and x64 are slower
+    /// 170.3 against 200.4 ([`CoopmatPlan::min_workgroups`]). 256x256x16 and x64 are slower
     /// (244.2 / 281.2 and 169.0 / 187.7 at 4096³ / 8192³); with f32 sums 256x256 spills
     /// (44 at 4096³). 2-byte inputs
     /// gain nothing from K-contiguous B (f16 128x256x32 224.1 / 265.6 against 255.5 /

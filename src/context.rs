@@ -16,12 +16,13 @@ use crate::error::{Error, Result};
 use crate::lifecycle::TornDownInTurn;
 use crate::open::{self, OpenedDevice};
 pub use crate::options::ContextOptions;
-use crate::options::{BackendChoice, SplitKChoice};
+use crate::options::{BackendChoice, SplitKChoice, StageBChoice};
 use crate::packing::{PackKernel, PackedB};
 use crate::planner::{Plan, Planner, Request};
 use crate::problem::{Gemm, ResolvedGemm};
 use crate::selection::{Selection, SelectionPolicy};
 use crate::split_k::SplitKernels;
+use crate::staging::Stager;
 use crate::timing::GpuTimer;
 
 /// A GEMM recorded into command buffers of its own, ready for `Queue::submit`.
@@ -75,6 +76,9 @@ struct Shared {
     planner: Planner,
     split_kernels: SplitKernels,
     pack_kernel: PackKernel,
+    /// Copies B K-contiguous before GEMMs whose plan stages it, as `stage_b` says.
+    stager: Stager,
+    stage_b: StageBChoice,
     /// Timestamps around every dispatch during [`Context::time_on_gpu`]; `None` without
     /// timestamp queries. The mutex keeps timings one at a time.
     timer: Option<Arc<GpuTimer>>,
@@ -184,6 +188,8 @@ impl Context {
                 planner: Planner::new(backends, tuner, &device, &queue, is_cpu),
                 split_kernels: SplitKernels::new(&device, timer.clone()),
                 pack_kernel: PackKernel::default(),
+                stager: Stager::new(&device),
+                stage_b: options.stage_b,
                 device,
                 queue,
                 timer,
@@ -245,6 +251,7 @@ impl Context {
         let request = Request {
             policy: self.policy,
             split_k: self.split_k,
+            stage_b: self.shared.stage_b,
             shared_encoder,
             tune,
         };
@@ -274,6 +281,7 @@ impl Context {
             .planner
             .backends
             .require(plan.selection.backend)?;
+        let gemm = &plan.kernel_gemm(gemm)?;
         match plan.split_k {
             Some(split) => self
                 .shared
@@ -290,13 +298,34 @@ impl Context {
         gemm: &ResolvedGemm,
         plan: &Plan,
         buffers: &GemmBuffers<'_>,
-        target: Target<'_>,
+        mut target: Target<'_>,
     ) -> Result<KernelInfo> {
         let backend = self
             .shared
             .planner
             .backends
             .require(plan.selection.backend)?;
+        let staged_b;
+        let staged_buffers;
+        let (gemm, buffers) = match &plan.staged_b {
+            Some(staged) => {
+                staged_b = self.shared.stager.record(
+                    staged,
+                    &self.shared.pack_kernel,
+                    &self.shared.device,
+                    gemm,
+                    buffers,
+                    self.shared.timer.as_deref(),
+                    target.reborrow(),
+                )?;
+                staged_buffers = GemmBuffers {
+                    b: &staged_b,
+                    ..*buffers
+                };
+                (&plan.kernel_gemm(gemm)?, &staged_buffers)
+            }
+            None => (gemm, buffers),
+        };
         match plan.split_k {
             Some(split) => self.shared.split_kernels.record(
                 backend,

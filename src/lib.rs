@@ -61,9 +61,11 @@ mod packing;
 mod planner;
 mod problem;
 mod reference;
+mod scratch;
 mod selection;
 mod shader;
 mod split_k;
+mod staging;
 mod timing;
 mod types;
 #[allow(unsafe_code)]
@@ -79,6 +81,7 @@ pub use error::{Error, Operand, Result};
 pub use host::HOST_BUFFER_USAGES;
 pub use options::{
     AutotuneChoice, BackendChoice, ContextOptions, DiskCache, KernelOverrides, SplitKChoice,
+    StageBChoice,
 };
 pub use packing::PackedB;
 pub use planner::Plan;
@@ -86,6 +89,7 @@ pub use problem::{Gemm, MatrixLayout, Order, ResolvedBias, ResolvedGemm, Resolve
 pub use reference::{sample_data, sample_values, Comparison, Reference, SampleData};
 pub use selection::{Selection, COOPMAT_MIN_MULTIPLY_ADDS};
 pub use split_k::SplitK;
+pub use staging::STAGE_B_MIN_ROWS;
 pub use types::{DType, Element, GemmTypes};
 
 /// The kernel configurations of each backend: what a [`KernelConfig`] holds.

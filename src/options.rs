@@ -47,6 +47,10 @@ pub struct ContextOptions {
     /// Whether GEMMs with few output tiles and a long K are split along K (default:
     /// `COOPGEMM_SPLIT_K=0` `Off`, `=N` `Slices(N)`, else `Auto`).
     pub split_k: SplitKChoice,
+    /// Whether B is first copied K-contiguous into a scratch buffer where the kernel reads
+    /// it much faster that way (default: `COOPGEMM_STAGE_B=0` `Never`, `=1` `Always`, else
+    /// `Auto`; see [`StageBChoice`]).
+    pub stage_b: StageBChoice,
     /// When candidate configurations are timed: `Auto`, only on request
     /// ([`Context::tune`](crate::Context::tune)), so that no GEMM waits for it (default:
     /// `COOPGEMM_AUTOTUNE=0` `Off`, `=1` `OnFirstUse`, else `Auto`; see [`AutotuneChoice`]).
@@ -130,6 +134,11 @@ impl ContextOptions {
                     log::warn!("COOPGEMM_SPLIT_K must be a number of slices; ignoring it");
                     SplitKChoice::Auto
                 }
+            },
+            stage_b: match var("COOPGEMM_STAGE_B").as_deref() {
+                Some("0") => StageBChoice::Never,
+                Some("1") => StageBChoice::Always,
+                _ => StageBChoice::Auto,
             },
             autotune: match var("COOPGEMM_AUTOTUNE").as_deref() {
                 Some("0") => AutotuneChoice::Off,
@@ -278,6 +287,7 @@ mod tests {
         let builtin = with(&[]);
         assert_eq!(builtin.backend, BackendChoice::Auto);
         assert_eq!(builtin.split_k, SplitKChoice::Auto);
+        assert_eq!(builtin.stage_b, StageBChoice::Auto);
         assert_eq!(builtin.autotune, AutotuneChoice::Auto);
         assert_eq!(builtin.disk_cache, DiskCache::Default);
         assert_eq!(builtin.kernel_overrides, KernelOverrides::default());
@@ -294,11 +304,13 @@ mod tests {
             ("COOPGEMM_COOPMAT2", "0"),
             ("COOPGEMM_COOPMAT2_TILE", "128x256x32x8"),
             ("COOPGEMM_SIMT_VECTOR_LOADS", "0"),
+            ("COOPGEMM_STAGE_B", "1"),
             ("WGPU_BACKEND", "gl"),
             ("WGPU_ADAPTER_NAME", "llvmpipe"),
         ]);
         assert_eq!(set.backend, BackendChoice::Force(BackendKind::Simt));
         assert_eq!(set.split_k, SplitKChoice::Slices(4));
+        assert_eq!(set.stage_b, StageBChoice::Always);
         assert_eq!(set.autotune, AutotuneChoice::OnFirstUse);
         assert_eq!(set.disk_cache, DiskCache::Off);
         assert!(set.pipeline_statistics && set.robust_kernels);
@@ -327,6 +339,10 @@ mod tests {
         assert_eq!(
             with(&[("COOPGEMM_AUTOTUNE", "0")]).autotune,
             AutotuneChoice::Off
+        );
+        assert_eq!(
+            with(&[("COOPGEMM_STAGE_B", "0")]).stage_b,
+            StageBChoice::Never
         );
     }
 }
@@ -373,6 +389,32 @@ pub enum SplitKChoice {
     Off,
     /// Split every GEMM that can be split into this many slices (at least 2).
     Slices(u32),
+}
+
+/// Whether a GEMM's B is staged: copied first, in the same submission, into a scratch buffer
+/// in column-major order (K contiguous, each column padded to 16 bytes), the layout
+/// [`Context::pack_b`](crate::Context::pack_b) gives kernels that want it.
+///
+/// The coopmat2 kernel reads 8-bit B several times faster K-contiguous, since NVIDIA's
+/// 8-bit tensor-core loads have no transposing form: on the H100, i8 at 8192³ ran at 361
+/// TOPS from row-major B, 483 with B staged (the copy included) and 514 from column-major B.
+///
+/// ```
+/// use coopgemm::StageBChoice;
+/// assert_eq!(StageBChoice::default(), StageBChoice::Auto);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum StageBChoice {
+    /// Stage row-major B where the chosen kernel wants B K-contiguous (coopmat2 with 8-bit
+    /// inputs) and A has enough rows for the faster kernel to repay the copy
+    /// ([`STAGE_B_MIN_ROWS`](crate::STAGE_B_MIN_ROWS)). Costs a scratch buffer as large as
+    /// B.
+    #[default]
+    Auto,
+    /// Stage every row-major B (for tests: any backend runs the staged layout).
+    Always,
+    /// Never stage.
+    Never,
 }
 
 /// How a context picks the backend.

@@ -9,16 +9,20 @@
 //! tensor-core loads want K contiguous: for it B is packed column-major, each column's K
 //! elements padded with zeros to a multiple of 16 bytes (on the H100, i8 at 8192³: 511 TOPS
 //! against 366 from row-major B). The packing runs on the GPU (`wgsl/pack_b.wgsl`; the
-//! column-major form is its panels of width 1), on every backend.
+//! column-major form is its panels of width 1, written by tiled transposes through
+//! workgroup memory), on every backend. The same kernel stages B for one GEMM at run time
+//! (`staging`).
 
 use std::sync::OnceLock;
 
 use bytemuck::{Pod, Zeroable};
 use wgpu::util::DeviceExt;
 
+use crate::backend::{record_wgpu, Target};
 use crate::bindings::{bound_range, uniform_u32};
 use crate::error::{Error, Operand, Result};
 use crate::problem::{Gemm, MatrixLayout, Order, ResolvedGemm};
+use crate::timing::GpuTimer;
 
 /// The WGSL of the packing kernel.
 pub const PACK_B_WGSL: &str = include_str!("../wgsl/pack_b.wgsl");
@@ -95,32 +99,21 @@ pub(crate) enum PackedForm {
     KContiguous,
 }
 
-/// The packing pipeline of one device, built on the first [`Context::pack_b`].
+/// The packing pipelines of one device, built on first use: `main` for any packed form,
+/// `k_contiguous` and `k_contiguous_bytes` (tiled transposes through workgroup memory, the
+/// second for word-aligned row-major bytes) for the column-major one.
 #[derive(Debug, Default)]
 pub(crate) struct PackKernel {
-    pipeline: OnceLock<wgpu::ComputePipeline>,
+    per_word: OnceLock<wgpu::ComputePipeline>,
+    k_contiguous: OnceLock<wgpu::ComputePipeline>,
+    k_contiguous_bytes: OnceLock<wgpu::ComputePipeline>,
 }
 
-impl PackKernel {
-    fn pipeline(&self, device: &wgpu::Device) -> &wgpu::ComputePipeline {
-        self.pipeline.get_or_init(|| {
-            let module = crate::shader::wgsl_module(
-                device,
-                "coopgemm pack B",
-                PACK_B_WGSL,
-                crate::shader::Checks::Default,
-            );
-            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some("coopgemm pack B"),
-                layout: None,
-                module: &module,
-                entry_point: Some("main"),
-                compilation_options: Default::default(),
-                cache: None,
-            })
-        })
-    }
-}
+/// Rows and columns of B one `k_contiguous` workgroup transposes (`TILE_ROWS`, `TILE_COLS`
+/// in `wgsl/pack_b.wgsl`).
+const K_CONTIGUOUS_TILE: (u32, u32) = (64, 32);
+/// Columns of one `k_contiguous_bytes` workgroup (`WORD_TILE_COLS`).
+const WORD_TILE_COLS: u32 = 128;
 
 /// The packing kernel's uniform block; mirrors `Params` in `wgsl/pack_b.wgsl`.
 #[repr(C)]
@@ -139,16 +132,28 @@ struct PackParams {
     padding: [u32; 2],
 }
 
-impl PackKernel {
-    /// Packs the B of `gemm` (`b` holds it as its layout says) in `form`: a new buffer,
-    /// and the command buffer that fills it (none when B is empty).
-    pub(crate) fn pack(
-        &self,
-        device: &wgpu::Device,
+/// Where packing puts B of one GEMM: its layout and sizes in the packed buffer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct PackedShape {
+    form: PackedForm,
+    /// B's layout in the packed buffer.
+    pub(crate) layout: MatrixLayout,
+    width: u32,
+    panel_rows: u32,
+    matrix_bytes: u64,
+    batches: u32,
+    /// Bytes of the packed buffer (at least 4).
+    pub(crate) total_bytes: u64,
+}
+
+impl PackedShape {
+    /// The packed layout of the B of `resolved` in `form`, checked against the device's
+    /// buffer and binding limits.
+    pub(crate) fn new(
         resolved: &ResolvedGemm,
-        b: &wgpu::Buffer,
         form: PackedForm,
-    ) -> Result<(PackedB, Option<wgpu::CommandBuffer>)> {
+        limits: &wgpu::Limits,
+    ) -> Result<PackedShape> {
         let gemm = &resolved.gemm;
         let (k, n) = (gemm.k, gemm.n);
         let element_bytes = gemm.types.input.size_bytes();
@@ -161,8 +166,7 @@ impl PackKernel {
             }
         };
         let panels = (n as u64).div_ceil(width as u64);
-        let panel_stride = panel_rows as u64 * width as u64;
-        let matrix_elements = panels * panel_stride;
+        let matrix_elements = panels * panel_rows as u64 * width as u64;
         let batches = if resolved.b.batch_stride == 0 {
             1
         } else {
@@ -180,46 +184,12 @@ impl PackKernel {
             }),
             offset: 0,
         };
-        let limits = device.limits();
         if total_bytes > limits.max_buffer_size {
             return Err(Error::BufferTooLarge {
                 bytes: total_bytes,
                 limit: limits.max_buffer_size,
             });
         }
-        let buffer = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("coopgemm packed B"),
-            size: total_bytes,
-            usage: wgpu::BufferUsages::STORAGE
-                | wgpu::BufferUsages::COPY_SRC
-                | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let packed = PackedB {
-            buffer,
-            layout,
-            width,
-            k,
-            n,
-        };
-        if resolved.b.is_empty() {
-            return Ok((packed, None));
-        }
-        let source = bound_range(&resolved.b, element_bytes, b, &limits)?;
-        let words_per_batch = (matrix_bytes / 4) as u32;
-        let params = PackParams {
-            rows: k,
-            cols: n,
-            width,
-            panel_rows,
-            source_first: source.first_element,
-            source_row_stride: uniform_u32(resolved.b.row_stride()),
-            source_col_stride: uniform_u32(resolved.b.col_stride()),
-            source_batch_stride: uniform_u32(resolved.b.batch_stride),
-            words_per_batch,
-            element_bits: 8 * element_bytes as u32,
-            padding: [0; 2],
-        };
         if total_bytes > limits.max_storage_buffer_binding_size {
             return Err(Error::BindingTooLarge {
                 operand: Operand::B,
@@ -227,12 +197,152 @@ impl PackKernel {
                 limit: limits.max_storage_buffer_binding_size,
             });
         }
-        let grid = crate::backend::flat_grid(
-            words_per_batch.div_ceil(PACK_WORKGROUP_SIZE) as u64,
+        Ok(PackedShape {
+            form,
+            layout,
+            width,
+            panel_rows,
+            matrix_bytes,
             batches,
-            &limits,
+            total_bytes,
+        })
+    }
+
+    fn words_per_batch(&self) -> u32 {
+        (self.matrix_bytes / 4) as u32
+    }
+}
+
+impl PackKernel {
+    fn pipeline(&self, device: &wgpu::Device, entry_point: &str) -> &wgpu::ComputePipeline {
+        let cell = match entry_point {
+            "k_contiguous" => &self.k_contiguous,
+            "k_contiguous_bytes" => &self.k_contiguous_bytes,
+            _ => &self.per_word,
+        };
+        cell.get_or_init(|| {
+            let module = crate::shader::wgsl_module(
+                device,
+                "coopgemm pack B",
+                PACK_B_WGSL,
+                crate::shader::Checks::Default,
+            );
+            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some("coopgemm pack B"),
+                layout: None,
+                module: &module,
+                entry_point: Some(entry_point),
+                compilation_options: Default::default(),
+                cache: None,
+            })
+        })
+    }
+
+    /// Packs the B of `gemm` (`b` holds it as its layout says) in `form`: a new buffer,
+    /// and the command buffer that fills it (none when B is empty).
+    pub(crate) fn pack(
+        &self,
+        device: &wgpu::Device,
+        resolved: &ResolvedGemm,
+        b: &wgpu::Buffer,
+        form: PackedForm,
+    ) -> Result<(PackedB, Option<wgpu::CommandBuffer>)> {
+        let shape = PackedShape::new(resolved, form, &device.limits())?;
+        let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("coopgemm packed B"),
+            size: shape.total_bytes,
+            usage: wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::COPY_SRC
+                | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut command_buffers = Vec::new();
+        self.record(
+            device,
+            resolved,
+            b,
+            &shape,
+            &buffer,
+            None,
+            Target::CommandBuffers(&mut command_buffers),
         )?;
-        let pipeline = self.pipeline(device);
+        let packed = PackedB {
+            buffer,
+            layout: shape.layout,
+            width: shape.width,
+            k: resolved.gemm.k,
+            n: resolved.gemm.n,
+        };
+        Ok((packed, command_buffers.pop()))
+    }
+
+    /// Records the packing of the B of `resolved` (held in `b`) as `shape` says into
+    /// `packed` (at least `shape.total_bytes` long), stamped by `timer` while a GPU timing
+    /// is under way. Records nothing when B is empty.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn record(
+        &self,
+        device: &wgpu::Device,
+        resolved: &ResolvedGemm,
+        b: &wgpu::Buffer,
+        shape: &PackedShape,
+        packed: &wgpu::Buffer,
+        timer: Option<&GpuTimer>,
+        target: Target<'_>,
+    ) -> Result<()> {
+        if resolved.b.is_empty() {
+            return Ok(());
+        }
+        let gemm = &resolved.gemm;
+        let limits = device.limits();
+        let element_bytes = gemm.types.input.size_bytes();
+        let source = bound_range(&resolved.b, element_bytes, b, &limits)?;
+        let params = PackParams {
+            rows: gemm.k,
+            cols: gemm.n,
+            width: shape.width,
+            panel_rows: shape.panel_rows,
+            source_first: source.first_element,
+            source_row_stride: uniform_u32(resolved.b.row_stride()),
+            source_col_stride: uniform_u32(resolved.b.col_stride()),
+            source_batch_stride: uniform_u32(resolved.b.batch_stride),
+            words_per_batch: shape.words_per_batch(),
+            element_bits: 8 * element_bytes as u32,
+            padding: [0; 2],
+        };
+        // A tiled transpose where the packed form is column-major and its grid fits: by
+        // whole source words for row-major bytes whose rows all start a word, else by
+        // element.
+        let word_aligned = |elements: u64| (elements * element_bytes).is_multiple_of(4);
+        let reads_words = element_bytes == 1
+            && resolved.b.col_stride() == 1
+            && word_aligned(resolved.b.row_stride())
+            && word_aligned(resolved.b.batch_stride)
+            && word_aligned(source.first_element as u64);
+        let (tile_rows, tile_cols, tiled_entry) = if reads_words {
+            (K_CONTIGUOUS_TILE.0, WORD_TILE_COLS, "k_contiguous_bytes")
+        } else {
+            (K_CONTIGUOUS_TILE.0, K_CONTIGUOUS_TILE.1, "k_contiguous")
+        };
+        let tiled_grid = [
+            shape.panel_rows.div_ceil(tile_rows),
+            gemm.n.div_ceil(tile_cols),
+            shape.batches,
+        ];
+        let (entry_point, grid) = if shape.form == PackedForm::KContiguous
+            && tiled_grid
+                .iter()
+                .all(|&groups| groups <= limits.max_compute_workgroups_per_dimension)
+        {
+            (tiled_entry, tiled_grid)
+        } else {
+            let groups = shape.words_per_batch().div_ceil(PACK_WORKGROUP_SIZE) as u64;
+            (
+                "main",
+                crate::backend::flat_grid(groups, shape.batches, &limits)?,
+            )
+        };
+        let pipeline = self.pipeline(device, entry_point);
         let params_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("coopgemm pack B params"),
             contents: bytemuck::bytes_of(&params),
@@ -249,22 +359,19 @@ impl PackKernel {
                 source.bind_group_entry(1, b),
                 wgpu::BindGroupEntry {
                     binding: 2,
-                    resource: packed.buffer.as_entire_binding(),
+                    resource: packed.as_entire_binding(),
                 },
             ],
         });
-        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-            label: Some("coopgemm pack B"),
-        });
-        {
+        record_wgpu(device, "coopgemm pack B", target, |encoder| {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some("coopgemm pack B"),
-                timestamp_writes: None,
+                timestamp_writes: timer.and_then(|timer| timer.pass_writes()),
             });
             pass.set_pipeline(pipeline);
             pass.set_bind_group(0, &bind_group, &[]);
             pass.dispatch_workgroups(grid[0], grid[1], grid[2]);
-        }
-        Ok((packed, Some(encoder.finish())))
+            Ok(())
+        })
     }
 }

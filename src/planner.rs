@@ -4,10 +4,12 @@
 //! 1. **Backend** — [`SelectionPolicy`] (a forced backend, or the first of coopmat,
 //!    wgsl-coopmat, SIMT that can run it), then, where both tensor-core backends could, the
 //!    one the tuner measured faster for the shape class.
-//! 2. **Split-K** — [`SplitK::choose`] on the backend's heuristic tile (automatic splits only
+//! 2. **B staging** — [`StagedB::choose`]: where the backend's kernel wants B K-contiguous
+//!    and B is row-major, B is copied first and the rest of the plan is for the copy.
+//! 3. **Split-K** — [`SplitK::choose`] on the backend's heuristic tile (automatic splits only
 //!    where measured to pay: SIMT on a GPU), kept only if every partial GEMM runs on the same
 //!    backend.
-//! 3. **Configuration** — per kernel launch (the GEMM, or a split's batch of equal slices and its remainder): the tuner's
+//! 4. **Configuration** — per kernel launch (the GEMM, or a split's batch of equal slices and its remainder): the tuner's
 //!    winner for its shape class, else the backend's heuristic ([`Backend::choose`]).
 //!
 //! The plan is then recorded by [`Context`](crate::Context) (`execute`), and shown to callers
@@ -19,10 +21,11 @@ use crate::autotune::Tuner;
 use crate::backend::{Backend, BackendKind, KernelConfig, KernelInfo};
 use crate::backends::Backends;
 use crate::error::Result;
-use crate::options::{BackendChoice, SplitKChoice};
+use crate::options::{BackendChoice, SplitKChoice, StageBChoice};
 use crate::problem::ResolvedGemm;
 use crate::selection::{Selection, SelectionPolicy};
 use crate::split_k::SplitK;
+use crate::staging::StagedB;
 
 /// How one GEMM runs, and why: the backend, whether it is split along K, and the kernel
 /// configuration of each kernel launch.
@@ -38,6 +41,8 @@ use crate::split_k::SplitK;
 pub struct Plan {
     /// The backend, why it was chosen, and the backends passed over.
     pub selection: Selection,
+    /// Where B is staged K-contiguous before the kernels run ([`StageBChoice`]).
+    pub(crate) staged_b: Option<StagedB>,
     /// How the GEMM is split along K, if it is.
     pub split_k: Option<SplitK>,
     /// One configuration per kernel launch: the GEMM's, or for a split the batch of equal
@@ -48,6 +53,21 @@ pub struct Plan {
     pub tuned: bool,
     /// What the kernel is called in logs and records.
     pub kernel: KernelInfo,
+}
+
+impl Plan {
+    /// Whether B is copied K-contiguous into a scratch buffer first ([`StageBChoice`]).
+    pub fn stages_b(&self) -> bool {
+        self.staged_b.is_some()
+    }
+
+    /// The GEMM the kernels run: `gemm` itself, or `gemm` reading the staged B.
+    pub(crate) fn kernel_gemm(&self, gemm: &ResolvedGemm) -> Result<ResolvedGemm> {
+        match &self.staged_b {
+            Some(staged) => staged.gemm(gemm),
+            None => Ok(*gemm),
+        }
+    }
 }
 
 impl fmt::Display for Plan {
@@ -70,6 +90,8 @@ pub(crate) struct Request {
     pub policy: SelectionPolicy,
     /// The handle's split-K choice.
     pub split_k: SplitKChoice,
+    /// The context's B-staging choice.
+    pub stage_b: StageBChoice,
     /// Only backends that record plain wgpu commands (the caller's encoder).
     pub shared_encoder: bool,
     /// Tune classes without a winner now ([`Context::tune`](crate::Context::tune)).
@@ -107,6 +129,12 @@ impl Planner {
     pub(crate) fn plan(&self, gemm: &ResolvedGemm, request: Request) -> Result<Plan> {
         let selection = self.select(gemm, request)?;
         let backend = self.backends.require(selection.backend)?;
+        let staged_b = StagedB::choose(backend, gemm, request.stage_b, &self.device.limits());
+        let staged_gemm = match &staged_b {
+            Some(staged) => Some(staged.gemm(gemm)?),
+            None => None,
+        };
+        let gemm = staged_gemm.as_ref().unwrap_or(gemm);
         let split_k = self.split_for(backend, gemm, request.split_k);
         let mut configs = Vec::new();
         let mut tuned = true;
@@ -126,6 +154,7 @@ impl Planner {
         }
         let kernel = KernelInfo::new(
             configs[0],
+            staged_b.is_some(),
             split_k.map(|split| split.partials()),
             &gemm.gemm.epilogue,
         );
@@ -140,6 +169,7 @@ impl Planner {
         );
         Ok(Plan {
             selection,
+            staged_b,
             split_k,
             configs,
             tuned,

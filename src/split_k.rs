@@ -10,7 +10,7 @@
 //! along k describes them for every layout (packed B included). A remainder of K that
 //! does not divide evenly is one more GEMM into one more slice.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use bytemuck::{Pod, Zeroable};
 use wgpu::util::DeviceExt;
@@ -22,6 +22,7 @@ use crate::error::{Error, Result};
 use crate::memo::Memo;
 use crate::options::SplitKChoice;
 use crate::problem::{Gemm, MatrixLayout, ResolvedGemm};
+use crate::scratch::ScratchBuffer;
 use crate::timing::GpuTimer;
 use crate::types::{DType, GemmTypes};
 
@@ -163,11 +164,8 @@ pub(crate) struct SplitKernels {
     device: wgpu::Device,
     limits: wgpu::Limits,
     pipelines: Memo<(DType, DType), Arc<wgpu::ComputePipeline>>,
-    /// The partials buffer, reused by every split GEMM: they run in queue order, and wgpu
-    /// (or the coopmat dispatch's leading barrier) orders each GEMM's writes after the
-    /// previous reduction's reads. Allocating one per GEMM cost more than the GEMM on the
-    /// H100 (512 × 4096 × 4096 f32 split in two: 1.7 ms against 0.64).
-    scratch: Mutex<Option<wgpu::Buffer>>,
+    /// The partials buffer, reused by every split GEMM.
+    scratch: ScratchBuffer,
     /// Stamps the reduction while a GPU timing is under way (set by the context).
     timer: Option<Arc<GpuTimer>>,
 }
@@ -178,31 +176,9 @@ impl SplitKernels {
             device: device.clone(),
             limits: device.limits(),
             pipelines: Memo::new("split-K pipeline"),
-            scratch: Mutex::new(None),
+            scratch: ScratchBuffer::new(device, "coopgemm split-K partials"),
             timer,
         }
-    }
-
-    /// A partials buffer of at least `bytes`, grown (to a power of two) when too small.
-    fn scratch(&self, bytes: u64) -> Result<wgpu::Buffer> {
-        let mut scratch = self
-            .scratch
-            .lock()
-            .map_err(|_| Error::Device("split-K scratch poisoned".into()))?;
-        if let Some(buffer) = scratch.as_ref().filter(|b| b.size() >= bytes) {
-            return Ok(buffer.clone());
-        }
-        let size = bytes
-            .next_power_of_two()
-            .min(self.limits.max_storage_buffer_binding_size.max(bytes));
-        let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("coopgemm split-K partials"),
-            size,
-            usage: wgpu::BufferUsages::STORAGE,
-            mapped_at_creation: false,
-        });
-        *scratch = Some(buffer.clone());
-        Ok(buffer)
     }
 
     fn pipeline(&self, types: GemmTypes) -> Result<Arc<wgpu::ComputePipeline>> {
@@ -269,7 +245,7 @@ impl SplitKernels {
             1,
             &self.limits,
         )?;
-        let scratch = self.scratch(split.scratch_bytes(gemm))?;
+        let scratch = self.scratch.get(split.scratch_bytes(gemm))?;
         let pipeline = self.pipeline(gemm.gemm.types)?;
         let params = ReduceParams {
             m,

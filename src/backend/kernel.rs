@@ -75,16 +75,20 @@ impl fmt::Display for KernelConfig {
     }
 }
 
-/// What runs (or ran) one GEMM: the backend, the kernel configuration, and how the GEMM was
-/// split along K, if it was. Its [`Display`](fmt::Display) is the one-word name of logs and
-/// benchmark records: the configuration, then `+splitkN` for `N` partial GEMMs, then
-/// `+<epilogue>` where the epilogue does anything (e.g. `128x128x8-t8x8+splitk4+bias-col-relu`).
+/// What runs (or ran) one GEMM: the backend, the kernel configuration, whether B was staged
+/// and how the GEMM was split along K. Its [`Display`](fmt::Display) is the one-word name of
+/// logs and benchmark records: the configuration, then `+stageb` where B is staged
+/// K-contiguous first, `+splitkN` for `N` partial GEMMs, then `+<epilogue>` where the
+/// epilogue does anything (e.g. `128x128x8-t8x8+splitk4+bias-col-relu`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KernelInfo {
     /// The backend.
     pub backend: BackendKind,
     /// The configuration (of the partial GEMMs, when split).
     pub config: KernelConfig,
+    /// Whether B is copied K-contiguous into a scratch buffer before the kernel runs
+    /// ([`StageBChoice`](crate::StageBChoice)).
+    pub staged_b: bool,
     /// The number of partial GEMMs when split along K.
     pub split_k: Option<u32>,
     /// The fused epilogue's name, when it does anything.
@@ -92,12 +96,18 @@ pub struct KernelInfo {
 }
 
 impl KernelInfo {
-    /// The info for `config` running a GEMM with `epilogue`, split into `split_k` partial
-    /// GEMMs when `Some`.
-    pub(crate) fn new(config: KernelConfig, split_k: Option<u32>, epilogue: &Epilogue) -> Self {
+    /// The info for `config` running a GEMM with `epilogue`, after staging B where
+    /// `staged_b`, split into `split_k` partial GEMMs when `Some`.
+    pub(crate) fn new(
+        config: KernelConfig,
+        staged_b: bool,
+        split_k: Option<u32>,
+        epilogue: &Epilogue,
+    ) -> Self {
         KernelInfo {
             backend: config.backend(),
             config,
+            staged_b,
             split_k,
             epilogue: (!epilogue.is_identity()).then(|| epilogue.name()),
         }
@@ -107,6 +117,9 @@ impl KernelInfo {
 impl fmt::Display for KernelInfo {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.config)?;
+        if self.staged_b {
+            write!(f, "+stageb")?;
+        }
         if let Some(partials) = self.split_k {
             write!(f, "+splitk{partials}")?;
         }

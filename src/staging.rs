@@ -1,0 +1,100 @@
+//! B staged K-contiguous at run time ([`StageBChoice`]): where the kernel chosen for a GEMM
+//! reads B much faster with K contiguous and B is row-major, the GEMM's submission first
+//! copies B into a scratch buffer in the layout [`Context::pack_b`](crate::Context::pack_b)
+//! would give it (the same packing kernel, `k_contiguous` entry point) and the kernel then
+//! reads the copy. The planner decides ([`StagedB::choose`]); the context records the copy
+//! before the GEMM ([`Stager::record`]).
+
+use crate::backend::{Backend, Target};
+use crate::bindings::GemmBuffers;
+use crate::error::Result;
+use crate::options::StageBChoice;
+use crate::packing::{PackKernel, PackedForm, PackedShape};
+use crate::problem::{Order, ResolvedGemm};
+use crate::scratch::ScratchBuffer;
+use crate::timing::GpuTimer;
+
+/// Rows of A from which [`StageBChoice::Auto`] stages B: the copy reads and writes B once,
+/// which the faster kernel repays only when it reads B often enough. On the H100 (i8, n = k
+/// = 4096; `examples/results/h100-2026-11-25-session10/call5-staged-b`), staged against
+/// unstaged: m = 512 191.1 / 196.1 TOPS, 1024 267.9 / 271.1, 2048 335.0 / 290.8, 4096
+/// 389.9 / 301.2 (8192³ 482.9 / 363.4; 4096x512x14336 423.4 / 265.9).
+pub const STAGE_B_MIN_ROWS: u32 = 2048;
+
+/// A plan's decision to stage B: where B goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct StagedB {
+    shape: PackedShape,
+}
+
+impl StagedB {
+    /// Whether `gemm` runs with B staged on `backend` under `choice`: only row-major B
+    /// that fits a binding; under `Auto`, only where the kernel the backend would choose
+    /// for the staged GEMM wants B K-contiguous and A has at least [`STAGE_B_MIN_ROWS`] rows.
+    pub(crate) fn choose(
+        backend: &dyn Backend,
+        gemm: &ResolvedGemm,
+        choice: StageBChoice,
+        limits: &wgpu::Limits,
+    ) -> Option<StagedB> {
+        if choice == StageBChoice::Never || gemm.b.order != Order::RowMajor || gemm.b.is_empty() {
+            return None;
+        }
+        let shape = PackedShape::new(gemm, PackedForm::KContiguous, limits).ok()?;
+        let staged = StagedB { shape };
+        let worth_it = || {
+            gemm.gemm.m >= STAGE_B_MIN_ROWS
+                && staged.gemm(gemm).is_ok_and(|staged_gemm| {
+                    backend
+                        .choose(&staged_gemm)
+                        .is_ok_and(|config| config.packed_form() == PackedForm::KContiguous)
+                })
+        };
+        (choice == StageBChoice::Always || worth_it()).then_some(staged)
+    }
+
+    /// `gemm` reading B from the scratch buffer.
+    pub(crate) fn gemm(&self, gemm: &ResolvedGemm) -> Result<ResolvedGemm> {
+        gemm.gemm.b(self.shape.layout).resolve()
+    }
+}
+
+/// The scratch buffer staged Bs are copied into, reused by every GEMM (see `scratch`).
+#[derive(Debug)]
+pub(crate) struct Stager {
+    scratch: ScratchBuffer,
+}
+
+impl Stager {
+    pub(crate) fn new(device: &wgpu::Device) -> Stager {
+        Stager {
+            scratch: ScratchBuffer::new(device, "coopgemm staged B"),
+        }
+    }
+
+    /// Records the copy of the B of `gemm` (in `buffers.b`) into the scratch buffer and
+    /// returns that buffer, for the GEMM recorded next into the same `target`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn record(
+        &self,
+        staged: &StagedB,
+        pack_kernel: &PackKernel,
+        device: &wgpu::Device,
+        gemm: &ResolvedGemm,
+        buffers: &GemmBuffers<'_>,
+        timer: Option<&GpuTimer>,
+        target: Target<'_>,
+    ) -> Result<wgpu::Buffer> {
+        let scratch = self.scratch.get(staged.shape.total_bytes)?;
+        pack_kernel.record(
+            device,
+            gemm,
+            buffers.b,
+            &staged.shape,
+            &scratch,
+            timer,
+            target,
+        )?;
+        Ok(scratch)
+    }
+}

@@ -112,8 +112,9 @@ pub(crate) struct PackKernel {
 /// Rows and columns of B one `k_contiguous` workgroup transposes (`TILE_ROWS`, `TILE_COLS`
 /// in `wgsl/pack_b.wgsl`).
 const K_CONTIGUOUS_TILE: (u32, u32) = (64, 32);
-/// Columns of one `k_contiguous_bytes` workgroup (`WORD_TILE_COLS`).
-const WORD_TILE_COLS: u32 = 128;
+/// Rows and columns of B one `k_contiguous_bytes` workgroup transposes (`WORD_TILE_ROWS`,
+/// `WORD_TILE_COLS`).
+const WORD_TILE: (u32, u32) = (128, 64);
 
 /// The packing kernel's uniform block; mirrors `Params` in `wgsl/pack_b.wgsl`.
 #[repr(C)]
@@ -320,7 +321,7 @@ impl PackKernel {
             && word_aligned(resolved.b.batch_stride)
             && word_aligned(source.first_element as u64);
         let (tile_rows, tile_cols, tiled_entry) = if reads_words {
-            (K_CONTIGUOUS_TILE.0, WORD_TILE_COLS, "k_contiguous_bytes")
+            (WORD_TILE.0, WORD_TILE.1, "k_contiguous_bytes")
         } else {
             (K_CONTIGUOUS_TILE.0, K_CONTIGUOUS_TILE.1, "k_contiguous")
         };

@@ -122,35 +122,43 @@ fn k_contiguous(
 }
 
 // `k_contiguous` for 8-bit B stored row-major with every row starting a whole word: the
-// tile holds source words as read (four columns each), TILE_ROWS x WORD_TILE_COLS bytes.
-// A word that straddles the last column lies inside the row's leading dimension (a whole
-// number of words); columns past the last are never written out.
-const WORD_TILE_COLS: u32 = 128u;
-const WORD_TILE_STRIDE: u32 = WORD_TILE_COLS / 4u + 1u;
-var<workgroup> word_tile: array<u32, TILE_ROWS * WORD_TILE_STRIDE>;
+// tile holds source words as read (four columns each), WORD_TILE_ROWS x WORD_TILE_COLS
+// bytes, tall so that each column's packed run is 128 bytes long. A word that straddles the
+// last column lies inside the row's leading dimension (a whole number of words); columns
+// past the last are never written out. Word x of tile row r is kept at x ^ ((r / 4) % 16),
+// so that neither the row-wise writes nor the column-wise reads of four consecutive rows
+// meet in a memory bank.
+const WORD_TILE_ROWS: u32 = 128u;
+const WORD_TILE_COLS: u32 = 64u;
+const TILE_ROW_WORDS: u32 = WORD_TILE_COLS / 4u;
+var<workgroup> word_tile: array<u32, WORD_TILE_ROWS * TILE_ROW_WORDS>;
+
+fn word_slot(r: u32, x: u32) -> u32 {
+    return r * TILE_ROW_WORDS + (x ^ ((r / 4u) % TILE_ROW_WORDS));
+}
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn k_contiguous_bytes(
     @builtin(workgroup_id) group: vec3<u32>,
     @builtin(local_invocation_index) thread: u32,
 ) {
-    let row0 = group.x * TILE_ROWS;
+    let row0 = group.x * WORD_TILE_ROWS;
     let col0 = group.y * WORD_TILE_COLS;
     let batch = group.z;
     let first_word = (params.source_first + batch * params.source_batch_stride) / 4u;
     let row_words = params.source_row_stride / 4u;
-    for (var i = 0u; i < TILE_ROWS * WORD_TILE_COLS / (4u * WORKGROUP_SIZE); i++) {
+    for (var i = 0u; i < WORD_TILE_ROWS * TILE_ROW_WORDS / WORKGROUP_SIZE; i++) {
         let flat = i * WORKGROUP_SIZE + thread;
-        let r = flat / (WORD_TILE_COLS / 4u);
-        let w = flat % (WORD_TILE_COLS / 4u);
+        let r = flat / TILE_ROW_WORDS;
+        let x = flat % TILE_ROW_WORDS;
         var word = 0u;
-        if (row0 + r < params.rows && col0 + 4u * w < params.cols) {
-            word = source[first_word + (row0 + r) * row_words + col0 / 4u + w];
+        if (row0 + r < params.rows && col0 + 4u * x < params.cols) {
+            word = source[first_word + (row0 + r) * row_words + col0 / 4u + x];
         }
-        word_tile[r * WORD_TILE_STRIDE + w] = word;
+        word_tile[word_slot(r, x)] = word;
     }
     workgroupBarrier();
-    let words_per_column = TILE_ROWS / 4u;
+    let words_per_column = WORD_TILE_ROWS / 4u;
     let column_words = params.panel_rows / 4u;
     for (var flat = thread; flat < WORD_TILE_COLS * words_per_column; flat += WORKGROUP_SIZE) {
         let c = flat / words_per_column;
@@ -161,7 +169,7 @@ fn k_contiguous_bytes(
             let shift = 8u * (c % 4u);
             var bits = 0u;
             for (var slot = 0u; slot < 4u; slot++) {
-                let byte = (word_tile[(4u * w + slot) * WORD_TILE_STRIDE + c / 4u] >> shift) & 0xffu;
+                let byte = (word_tile[word_slot(4u * w + slot, c / 4u)] >> shift) & 0xffu;
                 bits |= byte << (8u * slot);
             }
             packed[batch * params.words_per_batch + col * column_words + column_word] = bits;

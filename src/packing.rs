@@ -104,17 +104,40 @@ pub(crate) enum PackedForm {
 /// second for word-aligned row-major bytes) for the column-major one.
 #[derive(Debug, Default)]
 pub(crate) struct PackKernel {
-    per_word: OnceLock<wgpu::ComputePipeline>,
-    k_contiguous: OnceLock<wgpu::ComputePipeline>,
-    k_contiguous_bytes: OnceLock<wgpu::ComputePipeline>,
+    pipelines: [OnceLock<wgpu::ComputePipeline>; 3],
 }
 
-/// Rows and columns of B one `k_contiguous` workgroup transposes (`TILE_ROWS`, `TILE_COLS`
-/// in `wgsl/pack_b.wgsl`).
-const K_CONTIGUOUS_TILE: (u32, u32) = (64, 32);
-/// Rows and columns of B one `k_contiguous_bytes` workgroup transposes (`WORD_TILE_ROWS`,
-/// `WORD_TILE_COLS`).
-const WORD_TILE: (u32, u32) = (128, 64);
+/// The entry points of `wgsl/pack_b.wgsl`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PackEntry {
+    /// One packed word per invocation, any form.
+    PerWord,
+    /// The column-major form through a tile of elements, any element size and layout.
+    KContiguous,
+    /// The column-major form through a tile of source words: 8-bit row-major B whose rows
+    /// all start a word.
+    KContiguousBytes,
+}
+
+impl PackEntry {
+    fn name(self) -> &'static str {
+        match self {
+            PackEntry::PerWord => "main",
+            PackEntry::KContiguous => "k_contiguous",
+            PackEntry::KContiguousBytes => "k_contiguous_bytes",
+        }
+    }
+
+    /// Rows and columns of B one workgroup transposes (`TILE_ROWS` x `TILE_COLS`,
+    /// `WORD_TILE_ROWS` x `WORD_TILE_COLS`); `None` for the per-word entry.
+    fn tile(self) -> Option<(u32, u32)> {
+        match self {
+            PackEntry::PerWord => None,
+            PackEntry::KContiguous => Some((64, 32)),
+            PackEntry::KContiguousBytes => Some((128, 64)),
+        }
+    }
+}
 
 /// The packing kernel's uniform block; mirrors `Params` in `wgsl/pack_b.wgsl`.
 #[repr(C)]
@@ -215,13 +238,8 @@ impl PackedShape {
 }
 
 impl PackKernel {
-    fn pipeline(&self, device: &wgpu::Device, entry_point: &str) -> &wgpu::ComputePipeline {
-        let cell = match entry_point {
-            "k_contiguous" => &self.k_contiguous,
-            "k_contiguous_bytes" => &self.k_contiguous_bytes,
-            _ => &self.per_word,
-        };
-        cell.get_or_init(|| {
+    fn pipeline(&self, device: &wgpu::Device, entry: PackEntry) -> &wgpu::ComputePipeline {
+        self.pipelines[entry as usize].get_or_init(|| {
             let module = crate::shader::wgsl_module(
                 device,
                 "coopgemm pack B",
@@ -232,7 +250,7 @@ impl PackKernel {
                 label: Some("coopgemm pack B"),
                 layout: None,
                 module: &module,
-                entry_point: Some(entry_point),
+                entry_point: Some(entry.name()),
                 compilation_options: Default::default(),
                 cache: None,
             })
@@ -320,30 +338,31 @@ impl PackKernel {
             && word_aligned(resolved.b.row_stride())
             && word_aligned(resolved.b.batch_stride)
             && word_aligned(source.first_element as u64);
-        let (tile_rows, tile_cols, tiled_entry) = if reads_words {
-            (WORD_TILE.0, WORD_TILE.1, "k_contiguous_bytes")
+        let tiled_entry = if reads_words {
+            PackEntry::KContiguousBytes
         } else {
-            (K_CONTIGUOUS_TILE.0, K_CONTIGUOUS_TILE.1, "k_contiguous")
+            PackEntry::KContiguous
         };
-        let tiled_grid = [
-            shape.panel_rows.div_ceil(tile_rows),
-            gemm.n.div_ceil(tile_cols),
-            shape.batches,
-        ];
-        let (entry_point, grid) = if shape.form == PackedForm::KContiguous
-            && tiled_grid
+        let tiled = tiled_entry.tile().and_then(|(tile_rows, tile_cols)| {
+            let grid = [
+                shape.panel_rows.div_ceil(tile_rows),
+                gemm.n.div_ceil(tile_cols),
+                shape.batches,
+            ];
+            let fits = grid
                 .iter()
-                .all(|&groups| groups <= limits.max_compute_workgroups_per_dimension)
-        {
-            (tiled_entry, tiled_grid)
-        } else {
-            let groups = shape.words_per_batch().div_ceil(PACK_WORKGROUP_SIZE) as u64;
-            (
-                "main",
-                crate::backend::flat_grid(groups, shape.batches, &limits)?,
-            )
+                .all(|&groups| groups <= limits.max_compute_workgroups_per_dimension);
+            (shape.form == PackedForm::KContiguous && fits).then_some((tiled_entry, grid))
+        });
+        let (entry, grid) = match tiled {
+            Some(tiled) => tiled,
+            None => {
+                let groups = shape.words_per_batch().div_ceil(PACK_WORKGROUP_SIZE) as u64;
+                let grid = crate::backend::flat_grid(groups, shape.batches, &limits)?;
+                (PackEntry::PerWord, grid)
+            }
         };
-        let pipeline = self.pipeline(device, entry_point);
+        let pipeline = self.pipeline(device, entry);
         let params_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("coopgemm pack B params"),
             contents: bytemuck::bytes_of(&params),

@@ -41,7 +41,8 @@ use crate::staging::StagedB;
 pub struct Plan {
     /// The backend, why it was chosen, and the backends passed over.
     pub selection: Selection,
-    /// Where B is staged K-contiguous before the kernels run ([`StageBChoice`]).
+    /// Where B is staged K-contiguous before the kernels run ([`StageBChoice`]; public
+    /// as `kernel.staged_b`).
     pub(crate) staged_b: Option<StagedB>,
     /// How the GEMM is split along K, if it is.
     pub split_k: Option<SplitK>,
@@ -56,11 +57,6 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// Whether B is copied K-contiguous into a scratch buffer first ([`StageBChoice`]).
-    pub fn stages_b(&self) -> bool {
-        self.staged_b.is_some()
-    }
-
     /// The GEMM the kernels run: `gemm` itself, or `gemm` reading the staged B.
     pub(crate) fn kernel_gemm(&self, gemm: &ResolvedGemm) -> Result<ResolvedGemm> {
         match &self.staged_b {
@@ -129,11 +125,8 @@ impl Planner {
     pub(crate) fn plan(&self, gemm: &ResolvedGemm, request: Request) -> Result<Plan> {
         let selection = self.select(gemm, request)?;
         let backend = self.backends.require(selection.backend)?;
-        let staged_b = StagedB::choose(backend, gemm, request.stage_b, &self.device.limits());
-        let staged_gemm = match &staged_b {
-            Some(staged) => Some(staged.gemm(gemm)?),
-            None => None,
-        };
+        let (staged_b, staged_gemm) =
+            StagedB::choose(backend, gemm, request.stage_b, &self.device.limits()).unzip();
         let gemm = staged_gemm.as_ref().unwrap_or(gemm);
         let split_k = self.split_for(backend, gemm, request.split_k);
         let mut configs = Vec::new();

@@ -28,29 +28,32 @@ pub(crate) struct StagedB {
 }
 
 impl StagedB {
-    /// Whether `gemm` runs with B staged on `backend` under `choice`: only row-major B
-    /// that fits a binding; under `Auto`, only where the kernel the backend would choose
-    /// for the staged GEMM wants B K-contiguous and A has at least [`STAGE_B_MIN_ROWS`] rows.
+    /// Whether `gemm` runs with B staged on `backend` under `choice`, and if so, the GEMM
+    /// that reads the staged copy: only row-major B that fits a binding; under `Auto`, only
+    /// where A has at least [`STAGE_B_MIN_ROWS`] rows and the kernel the backend would choose
+    /// for the staged GEMM wants B K-contiguous.
     pub(crate) fn choose(
         backend: &dyn Backend,
         gemm: &ResolvedGemm,
         choice: StageBChoice,
         limits: &wgpu::Limits,
-    ) -> Option<StagedB> {
-        if choice == StageBChoice::Never || gemm.b.order != Order::RowMajor || gemm.b.is_empty() {
+    ) -> Option<(StagedB, ResolvedGemm)> {
+        let eligible = match choice {
+            StageBChoice::Never => false,
+            StageBChoice::Always => true,
+            StageBChoice::Auto => gemm.gemm.m >= STAGE_B_MIN_ROWS,
+        };
+        if !eligible || gemm.b.order != Order::RowMajor || gemm.b.is_empty() {
             return None;
         }
         let shape = PackedShape::new(gemm, PackedForm::KContiguous, limits).ok()?;
         let staged = StagedB { shape };
-        let worth_it = || {
-            gemm.gemm.m >= STAGE_B_MIN_ROWS
-                && staged.gemm(gemm).is_ok_and(|staged_gemm| {
-                    backend
-                        .choose(&staged_gemm)
-                        .is_ok_and(|config| config.packed_form() == PackedForm::KContiguous)
-                })
-        };
-        (choice == StageBChoice::Always || worth_it()).then_some(staged)
+        let staged_gemm = staged.gemm(gemm).ok()?;
+        let wanted = choice == StageBChoice::Always
+            || backend
+                .choose(&staged_gemm)
+                .is_ok_and(|config| config.packed_form() == PackedForm::KContiguous);
+        wanted.then_some((staged, staged_gemm))
     }
 
     /// `gemm` reading B from the scratch buffer.

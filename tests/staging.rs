@@ -68,13 +68,12 @@ fn staged_b_matches_the_reference_on_every_backend() {
                         }
                     };
                     let row_major = layout.order == coopgemm::Order::RowMajor;
-                    if plan.stages_b() != row_major
+                    if plan.kernel.staged_b != row_major
                         || plan.kernel.to_string().contains("+stageb") != row_major
                     {
                         failures.push(format!(
                             "{kind} {types} {gemm:?}: staged {} ({})",
-                            plan.stages_b(),
-                            plan.kernel
+                            plan.kernel.staged_b, plan.kernel
                         ));
                     }
                     let seed = (shape_index * 10 + layout_index) as u64;
@@ -112,7 +111,11 @@ fn by_default_only_kernels_that_want_k_contiguous_b_get_it_staged() {
                 && config.starts_with("coopmat2-i8")
                 && m >= coopgemm::STAGE_B_MIN_ROWS
                 && layout.order == coopgemm::Order::RowMajor;
-            assert_eq!(plan.stages_b(), wants_it, "{types} m {m}: {}", plan.kernel);
+            assert_eq!(
+                plan.kernel.staged_b, wants_it,
+                "{types} m {m}: {}",
+                plan.kernel
+            );
         }
     }
 }

@@ -69,6 +69,8 @@
 //      panel p holds columns p*BN.. as a row-major k x BN matrix (zero-padded past n),
 //      b_panel_stride elements apart. The host then sets B_ROW_MAJOR = true, ldb = BN;
 //      each workgroup reads its own panel as a row-major matrix starting at column 0.
+//  14: PREFETCH_STAGES = 1   K stages whose global loads are in flight in registers
+//      while a stage is multiplied: 1 or 2 (see the K loop).
 // The pipeline must run with subgroup size SUBGROUP_SIZE (requiredSubgroupSize) and full
 // subgroups. Requirement on the shape: CM_M, CM_N and CM_K, each times sizeof(A_TYPE),
 // must be multiples of 16 bytes (true for f16/bf16 16x16x16, 16x8x16, 16x8x8, 8x8x8;
@@ -91,10 +93,11 @@
 //                       A fragments and TILES_N B fragments from shared memory and does
 //                       TILES_M*TILES_N multiply-adds (register blocking; matrix_ops.glsl:
 //                       coopMatLoad / coopMatMulAdd, or their emulation).
-//   K loop              ceil(k / BK) stages. Stage s+1 is read from global memory into
-//                       registers (128-bit loads where possible) while stage s is
-//                       multiplied out of shared buffer s%2; then the registers are
-//                       written to shared buffer (s+1)%2, followed by ONE barrier.
+//   K loop              ceil(k / BK) stages. Stage s+1 (PREFETCH_STAGES = 1) or s+2 (2)
+//                       is read from global memory into registers (128-bit loads where
+//                       possible) while stage s is multiplied out of shared buffer s%2;
+//                       then stage s+1 is written from registers to shared buffer
+//                       (s+1)%2, followed by ONE barrier.
 //
 // -------------------------------------------------------------------------------------
 // Shared memory layout (one array of uvec4 = 16-byte units)
@@ -173,6 +176,7 @@ layout(constant_id = 11) const bool C_ROW_MAJOR = true;
 // constant_id 12 = WORKGROUP_SIZE (default 128), the workgroup's x size.
 layout(local_size_x_id = 12, local_size_y = 1, local_size_z = 1) in;
 layout(constant_id = 13) const bool B_PANELS = false;
+layout(constant_id = 14) const uint PREFETCH_STAGES = 1;
 
 // ---- derived tile sizes (specialization-constant expressions) ----
 const uint SUBGROUP_COUNT = SG_ROWS * SG_COLS;
@@ -232,8 +236,6 @@ layout(set = 0, binding = 1, std430) readonly buffer MatrixBBits { INPUT_BITS_TY
 shared uvec4 shared_memory[SHARED_VECTORS];
 
 // ---- global -> register -> shared copy of one K stage ----
-uvec4 a_prefetch[A_CHUNKS_PER_THREAD];
-uvec4 b_prefetch[B_CHUNKS_PER_THREAD];
 
 // Reads one 16-byte chunk (ELEMENTS_PER_VECTOR consecutive elements along the
 // contiguous dimension) of a tile that starts at (tile_row, tile_column) of a matrix
@@ -268,63 +270,71 @@ DEFINE_CHUNK_READER(read_b_chunk, b_vectors, b_bits)
 uint a_base, b_base, c_base;
 bool a_vector_aligned, b_vector_aligned;
 
-void load_stage_into_registers(uint stage) {
-    const uint k_start = stage * BK;
-    const uint tile_m_start = gl_WorkGroupID.y * BM;
-    const uint tile_n_start = gl_WorkGroupID.x * BN;
-    // A: rows/columns of the stored matrix (contiguous dimension = columns).
-    const uint a_row_start = A_ROW_MAJOR ? tile_m_start : k_start;
-    const uint a_column_start = A_ROW_MAJOR ? k_start : tile_m_start;
-    const uint a_row_limit = A_ROW_MAJOR ? params.m : params.k;
-    const uint a_column_limit = A_ROW_MAJOR ? params.k : params.m;
-    UNROLL_UNLESS_EMULATED for (uint slot = 0; slot < A_CHUNKS_PER_THREAD; ++slot) {
-        const uint chunk = gl_LocalInvocationIndex + slot * THREAD_COUNT;
-        if (A_STAGE_CHUNKS % THREAD_COUNT == 0 || chunk < A_STAGE_CHUNKS) {
-            const uint row = chunk / A_TILE_ROW_VECTORS;
-            const uint column = (chunk % A_TILE_ROW_VECTORS) * ELEMENTS_PER_VECTOR;
-            a_prefetch[slot] = read_a_chunk(a_base, params.lda, a_row_start + row,
-                                            a_column_start + column, a_row_limit,
-                                            a_column_limit, a_vector_aligned);
-        }
-    }
-    // In panels, b_base already points at this workgroup's panel.
-    const uint b_tile_n_start = B_PANELS ? 0 : tile_n_start;
-    const uint b_row_start = B_ROW_MAJOR ? k_start : b_tile_n_start;
-    const uint b_column_start = B_ROW_MAJOR ? b_tile_n_start : k_start;
-    const uint b_row_limit = B_ROW_MAJOR ? params.k : params.n;
-    const uint b_column_limit = B_ROW_MAJOR ? params.n : params.k;
-    UNROLL_UNLESS_EMULATED for (uint slot = 0; slot < B_CHUNKS_PER_THREAD; ++slot) {
-        const uint chunk = gl_LocalInvocationIndex + slot * THREAD_COUNT;
-        if (B_STAGE_CHUNKS % THREAD_COUNT == 0 || chunk < B_STAGE_CHUNKS) {
-            const uint row = chunk / B_TILE_ROW_VECTORS;
-            const uint column = (chunk % B_TILE_ROW_VECTORS) * ELEMENTS_PER_VECTOR;
-            b_prefetch[slot] = read_b_chunk(b_base, params.ldb, b_row_start + row,
-                                            b_column_start + column, b_row_limit,
-                                            b_column_limit, b_vector_aligned);
-        }
-    }
+// One register set of the copy: the global loads of a stage into registers, and their
+// store into a shared-memory buffer. Two sets, so that with PREFETCH_STAGES = 2 the loads of
+// one stage are in flight while the other set's stage is stored (see the K loop).
+#define DEFINE_STAGE_COPY(SET)                                                                      \
+uvec4 a_prefetch##SET[A_CHUNKS_PER_THREAD];                                                         \
+uvec4 b_prefetch##SET[B_CHUNKS_PER_THREAD];                                                         \
+void load_stage_into_registers##SET(uint stage) {                                                   \
+    const uint k_start = stage * BK;                                                                \
+    const uint tile_m_start = gl_WorkGroupID.y * BM;                                                \
+    const uint tile_n_start = gl_WorkGroupID.x * BN;                                                \
+    /* A: rows/columns of the stored matrix (contiguous dimension = columns). */                    \
+    const uint a_row_start = A_ROW_MAJOR ? tile_m_start : k_start;                                  \
+    const uint a_column_start = A_ROW_MAJOR ? k_start : tile_m_start;                               \
+    const uint a_row_limit = A_ROW_MAJOR ? params.m : params.k;                                     \
+    const uint a_column_limit = A_ROW_MAJOR ? params.k : params.m;                                  \
+    UNROLL_UNLESS_EMULATED for (uint slot = 0; slot < A_CHUNKS_PER_THREAD; ++slot) {                \
+        const uint chunk = gl_LocalInvocationIndex + slot * THREAD_COUNT;                           \
+        if (A_STAGE_CHUNKS % THREAD_COUNT == 0 || chunk < A_STAGE_CHUNKS) {                         \
+            const uint row = chunk / A_TILE_ROW_VECTORS;                                            \
+            const uint column = (chunk % A_TILE_ROW_VECTORS) * ELEMENTS_PER_VECTOR;                 \
+            a_prefetch##SET[slot] = read_a_chunk(a_base, params.lda, a_row_start + row,             \
+                                            a_column_start + column, a_row_limit,                   \
+                                            a_column_limit, a_vector_aligned);                      \
+        }                                                                                           \
+    }                                                                                               \
+    /* In panels, b_base already points at this workgroup's panel. */                               \
+    const uint b_tile_n_start = B_PANELS ? 0 : tile_n_start;                                        \
+    const uint b_row_start = B_ROW_MAJOR ? k_start : b_tile_n_start;                                \
+    const uint b_column_start = B_ROW_MAJOR ? b_tile_n_start : k_start;                             \
+    const uint b_row_limit = B_ROW_MAJOR ? params.k : params.n;                                     \
+    const uint b_column_limit = B_ROW_MAJOR ? params.n : params.k;                                  \
+    UNROLL_UNLESS_EMULATED for (uint slot = 0; slot < B_CHUNKS_PER_THREAD; ++slot) {                \
+        const uint chunk = gl_LocalInvocationIndex + slot * THREAD_COUNT;                           \
+        if (B_STAGE_CHUNKS % THREAD_COUNT == 0 || chunk < B_STAGE_CHUNKS) {                         \
+            const uint row = chunk / B_TILE_ROW_VECTORS;                                            \
+            const uint column = (chunk % B_TILE_ROW_VECTORS) * ELEMENTS_PER_VECTOR;                 \
+            b_prefetch##SET[slot] = read_b_chunk(b_base, params.ldb, b_row_start + row,             \
+                                            b_column_start + column, b_row_limit,                   \
+                                            b_column_limit, b_vector_aligned);                      \
+        }                                                                                           \
+    }                                                                                               \
+}                                                                                                   \
+                                                                                                    \
+void store_registers_to_shared##SET(uint buffer_index) {                                            \
+    const uint a_stage_start = buffer_index * STAGE_VECTORS;                                        \
+    const uint b_stage_start = a_stage_start + A_STAGE_VECTORS;                                     \
+    UNROLL_UNLESS_EMULATED for (uint slot = 0; slot < A_CHUNKS_PER_THREAD; ++slot) {                \
+        const uint chunk = gl_LocalInvocationIndex + slot * THREAD_COUNT;                           \
+        if (A_STAGE_CHUNKS % THREAD_COUNT == 0 || chunk < A_STAGE_CHUNKS) {                         \
+            const uint row = chunk / A_TILE_ROW_VECTORS;                                            \
+            const uint vector_column = chunk % A_TILE_ROW_VECTORS;                                  \
+            shared_memory[a_stage_start + row * A_ROW_STRIDE + vector_column] = a_prefetch##SET[slot];\
+        }                                                                                           \
+    }                                                                                               \
+    UNROLL_UNLESS_EMULATED for (uint slot = 0; slot < B_CHUNKS_PER_THREAD; ++slot) {                \
+        const uint chunk = gl_LocalInvocationIndex + slot * THREAD_COUNT;                           \
+        if (B_STAGE_CHUNKS % THREAD_COUNT == 0 || chunk < B_STAGE_CHUNKS) {                         \
+            const uint row = chunk / B_TILE_ROW_VECTORS;                                            \
+            const uint vector_column = chunk % B_TILE_ROW_VECTORS;                                  \
+            shared_memory[b_stage_start + row * B_ROW_STRIDE + vector_column] = b_prefetch##SET[slot];\
+        }                                                                                           \
+    }                                                                                               \
 }
-
-void store_registers_to_shared(uint buffer_index) {
-    const uint a_stage_start = buffer_index * STAGE_VECTORS;
-    const uint b_stage_start = a_stage_start + A_STAGE_VECTORS;
-    UNROLL_UNLESS_EMULATED for (uint slot = 0; slot < A_CHUNKS_PER_THREAD; ++slot) {
-        const uint chunk = gl_LocalInvocationIndex + slot * THREAD_COUNT;
-        if (A_STAGE_CHUNKS % THREAD_COUNT == 0 || chunk < A_STAGE_CHUNKS) {
-            const uint row = chunk / A_TILE_ROW_VECTORS;
-            const uint vector_column = chunk % A_TILE_ROW_VECTORS;
-            shared_memory[a_stage_start + row * A_ROW_STRIDE + vector_column] = a_prefetch[slot];
-        }
-    }
-    UNROLL_UNLESS_EMULATED for (uint slot = 0; slot < B_CHUNKS_PER_THREAD; ++slot) {
-        const uint chunk = gl_LocalInvocationIndex + slot * THREAD_COUNT;
-        if (B_STAGE_CHUNKS % THREAD_COUNT == 0 || chunk < B_STAGE_CHUNKS) {
-            const uint row = chunk / B_TILE_ROW_VECTORS;
-            const uint vector_column = chunk % B_TILE_ROW_VECTORS;
-            shared_memory[b_stage_start + row * B_ROW_STRIDE + vector_column] = b_prefetch[slot];
-        }
-    }
-}
+DEFINE_STAGE_COPY(0)
+DEFINE_STAGE_COPY(1)
 
 // ---- matrix operations: cooperative matrices, or their emulation ----
 #include "matrix_ops.glsl"
@@ -400,23 +410,57 @@ void main() {
     }
 
     // ---- K loop: double-buffered shared memory, register prefetch, one barrier/stage ----
+    // Iteration `stage` multiplies shared buffer stage%2 while the global loads of a later
+    // stage are in flight in registers, then stores stage+1 into the other buffer.
+    // PREFETCH_STAGES = 1: one register set; stage+1 is loaded at the start of the same
+    //   iteration that stores it (the loads have one stage's multiplies to arrive).
+    // PREFETCH_STAGES = 2: two register sets, used alternately (the loop body is written
+    //   twice so that each names its set): stage+2 is loaded while stage+1, loaded one
+    //   iteration earlier, is stored (the loads have two stages' multiplies to arrive).
     const uint stage_count = (params.k + BK - 1) / BK;
-    load_stage_into_registers(0);
-    store_registers_to_shared(0);
+    load_stage_into_registers0(0);
+    store_registers_to_shared0(0);
     barrier();
-    for (uint stage = 0; stage < stage_count; ++stage) {
-        const bool has_next_stage = stage + 1 < stage_count;
-        if (has_next_stage) {
-            load_stage_into_registers(stage + 1);
+    if (PREFETCH_STAGES == 1) {
+        for (uint stage = 0; stage < stage_count; ++stage) {
+            const bool has_next_stage = stage + 1 < stage_count;
+            if (has_next_stage) {
+                load_stage_into_registers0(stage + 1);
+            }
+            multiply_stage(stage % 2, subgroup_row, subgroup_column);
+            if (has_next_stage) {
+                store_registers_to_shared0((stage + 1) % 2);
+            }
+            // Makes stage+1 visible, and guarantees that nobody still reads buffer stage%2
+            // when it is overwritten during the next iteration. After the last stage it
+            // frees the whole shared array for the epilogue scratch.
+            barrier();
         }
-        multiply_stage(stage % 2, subgroup_row, subgroup_column);
-        if (has_next_stage) {
-            store_registers_to_shared((stage + 1) % 2);
+    } else {
+        if (stage_count > 1) {
+            load_stage_into_registers1(1);
         }
-        // Makes stage+1 visible, and guarantees that nobody still reads buffer stage%2
-        // when it is overwritten during the next iteration. After the last stage it
-        // frees the whole shared array for the epilogue scratch.
-        barrier();
+        // Even stages: set 1 holds stage+1, set 0 is free; odd stages the other way round.
+        for (uint stage = 0; stage < stage_count; stage += 2) {
+            if (stage + 2 < stage_count) {
+                load_stage_into_registers0(stage + 2);
+            }
+            multiply_stage(0, subgroup_row, subgroup_column);
+            if (stage + 1 < stage_count) {
+                store_registers_to_shared1(1);
+            }
+            barrier();  // as above
+            if (stage + 1 < stage_count) {
+                if (stage + 3 < stage_count) {
+                    load_stage_into_registers1(stage + 3);
+                }
+                multiply_stage(1, subgroup_row, subgroup_column);
+                if (stage + 2 < stage_count) {
+                    store_registers_to_shared0(0);
+                }
+                barrier();
+            }
+        }
     }
 
     // ---- epilogue: accumulator -> scratch -> alpha/beta, bounds, conversion -> C ----

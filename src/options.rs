@@ -196,8 +196,8 @@ pub struct KernelOverrides {
     /// Only this cooperative-matrix shape `MxNxK` from the device's list
     /// (`COOPGEMM_COOPMAT_SHAPE`).
     pub coopmat_shape: Option<String>,
-    /// The KHR kernel's tiling `SG_ROWSxSG_COLSxTILES_MxTILES_NxK_STEPS`, e.g. `2x4x4x2x1`
-    /// (`COOPGEMM_COOPMAT_TILING`).
+    /// The KHR kernel's tiling `SG_ROWSxSG_COLSxTILES_MxTILES_NxK_STEPS[xPREFETCH_STAGES]`,
+    /// e.g. `2x4x4x2x1` or `2x4x4x2x1x2` (`COOPGEMM_COOPMAT_TILING`).
     pub coopmat_tiling: Option<String>,
     /// The coopmat2 kernel's workgroup tile `BMxBNxBK` or `BMxBNxBKxUNROLL`
     /// (`COOPGEMM_COOPMAT2_TILE`).

@@ -214,8 +214,8 @@ fn only_the_emulated_modules_do_without_cooperative_matrices() {
 #[test]
 fn gemm_coopmat_modules_share_one_host_interface() {
     // Every module of gemm_coopmat.comp, emulated or not, has the specialization constants
-    // 0..=13 and the storage buffers of set 0, bindings 0..=3.
-    let spec_ids: BTreeSet<u32> = (0..=13).collect();
+    // 0..=14 and the storage buffers of set 0, bindings 0..=3.
+    let spec_ids: BTreeSet<u32> = (0..=14).collect();
     let bindings: BTreeSet<u32> = (0..=3).collect();
     for variant in variants()
         .into_iter()

@@ -258,48 +258,73 @@ pub struct CoopmatTiling {
     pub tiles_n: u32,
     /// K depth of one shared-memory stage, in cooperative-matrix K steps.
     pub k_steps: u32,
+    /// Stages whose global loads are in flight in registers while one is multiplied: 1, or
+    /// 2 (two register sets, used alternately).
+    pub prefetch_stages: u32,
 }
 
 impl CoopmatTiling {
-    /// Parses `SG_ROWSxSG_COLSxTILES_MxTILES_NxK_STEPS`, e.g. `2x2x4x4x2`.
+    /// Parses `SG_ROWSxSG_COLSxTILES_MxTILES_NxK_STEPS[xPREFETCH_STAGES]`, e.g. `2x2x4x4x2`
+    /// or `2x4x4x4x1x2` (prefetch stages 1 or 2, default 1).
+    ///
+    /// ```
+    /// use coopgemm::config::CoopmatTiling;
+    /// assert_eq!(CoopmatTiling::parse("2x4x4x4x1").unwrap().prefetch_stages, 1);
+    /// assert_eq!(CoopmatTiling::parse("2x4x4x4x1x2").unwrap().prefetch_stages, 2);
+    /// assert_eq!(CoopmatTiling::parse("2x4x4x4x1x3"), None);
+    /// ```
     pub fn parse(text: &str) -> Option<CoopmatTiling> {
         let numbers: Vec<u32> = text
             .split('x')
             .map(|part| part.parse().ok())
             .collect::<Option<_>>()?;
-        match numbers[..] {
-            [sg_rows, sg_cols, tiles_m, tiles_n, k_steps] if numbers.iter().all(|&v| v > 0) => {
-                Some(CoopmatTiling {
-                    sg_rows,
-                    sg_cols,
-                    tiles_m,
-                    tiles_n,
-                    k_steps,
-                })
-            }
+        if numbers.contains(&0) {
+            return None;
+        }
+        let (sizes, prefetch_stages) = match numbers[..] {
+            [ref sizes @ .., prefetch @ (1 | 2)] if sizes.len() == 5 => (sizes, prefetch),
+            ref sizes => (sizes, 1),
+        };
+        match *sizes {
+            [sg_rows, sg_cols, tiles_m, tiles_n, k_steps] => Some(CoopmatTiling {
+                sg_rows,
+                sg_cols,
+                tiles_m,
+                tiles_n,
+                k_steps,
+                prefetch_stages,
+            }),
             _ => None,
         }
     }
 
-    /// Tilings to try for inputs of `input`'s type, the heuristic's choice first (the
-    /// first that fits the device's shared memory).
+    /// Tilings to try for `types`, the heuristic's choice first (the first that fits the
+    /// device's shared memory).
     ///
     /// On the H100 at 4096³ f16 (16×16×16): 2x4x4x2x1 178 TFLOP/s, 2x2x4x4x2 114, 2x2x4x4x1
     /// 156. For 8-bit inputs (16×16×32, `examples/results/h100-2026-11-24-session8/`),
     /// 2x4x8x2x1 (256×128 workgroup tiles, 128×32 per subgroup) does 242.6 / 257.8 TOPS at
     /// 4096³ / 8192³ against 227.8 / 250.1 for 2x4x4x2x1, in three interleaved rounds; the
-    /// same tiling loses 15–17 % with f16.
+    /// same tiling loses 15–17 % with f16. Two prefetch stages pay where the sums are 32
+    /// bits wide, on each type's first tiling (`examples/results/h100-2026-11-25-session11/`,
+    /// 4096³ / 8192³, against one stage in the same call): f16→f32 200.0 / 223.9 against
+    /// 190.9 / 206.2 (two rounds alike), bf16→f32 201.4 / 225.9 against 190.9 / 206.1, i8
+    /// 256.9 / 277.5 TOPS against 242.0 / 256.8. With f16 sums they lose (192.5 / 202.4
+    /// against 197.9 / 206.4), and so do larger subgroup tiles (2x4x4x4x1 f16 130.7 / 142.7
+    /// against 170.7 / 186.0: 202 registers instead of 182).
     ///
     /// ```
-    /// use coopgemm::{config::CoopmatTiling, DType};
-    /// assert_eq!(CoopmatTiling::candidates(DType::I8)[0].tiles_m, 8);
-    /// assert_eq!(CoopmatTiling::candidates(DType::F16)[0].tiles_m, 4);
+    /// use coopgemm::{config::CoopmatTiling, GemmTypes};
+    /// assert_eq!(CoopmatTiling::candidates(GemmTypes::I8_I32)[0].tiles_m, 8);
+    /// assert_eq!(CoopmatTiling::candidates(GemmTypes::F16_ACC_F16)[0].tiles_m, 4);
+    /// assert_eq!(CoopmatTiling::candidates(GemmTypes::F16_F32)[0].prefetch_stages, 2);
+    /// assert_eq!(CoopmatTiling::candidates(GemmTypes::F16_ACC_F16)[0].prefetch_stages, 1);
     /// ```
-    pub fn candidates(input: DType) -> &'static [CoopmatTiling] {
-        if input.size_bytes() == 1 {
-            &Self::BYTE_INPUT_CANDIDATES
-        } else {
-            &Self::CANDIDATES[..]
+    pub fn candidates(types: GemmTypes) -> &'static [CoopmatTiling] {
+        match (types.input.size_bytes(), types.accumulate) {
+            (1, _) => &Self::BYTE_INPUT_CANDIDATES,
+            (2, DType::F32) => &Self::WIDE_SUM_CANDIDATES,
+            _ => &Self::CANDIDATES,
         }
     }
 
@@ -310,10 +335,18 @@ impl CoopmatTiling {
             tiles_m,
             tiles_n,
             k_steps,
+            prefetch_stages: 1,
         }
     }
 
-    /// Tilings for 2- and 4-byte inputs, largest first.
+    const fn with_prefetch_stages(self, prefetch_stages: u32) -> Self {
+        CoopmatTiling {
+            prefetch_stages,
+            ..self
+        }
+    }
+
+    /// Tilings for 2-byte inputs summed in f16 and for 4-byte inputs, largest first.
     const CANDIDATES: [CoopmatTiling; 5] = [
         CoopmatTiling::new(2, 4, 4, 2, 1),
         CoopmatTiling::new(2, 2, 4, 4, 1),
@@ -322,8 +355,19 @@ impl CoopmatTiling {
         CoopmatTiling::new(2, 2, 1, 1, 2),
     ];
 
-    /// Tilings for 1-byte inputs: a taller workgroup tile first.
-    const BYTE_INPUT_CANDIDATES: [CoopmatTiling; 6] = [
+    /// Tilings for 2-byte inputs summed in f32: the first with two prefetch stages first.
+    const WIDE_SUM_CANDIDATES: [CoopmatTiling; 6] = [
+        CoopmatTiling::new(2, 4, 4, 2, 1).with_prefetch_stages(2),
+        CoopmatTiling::new(2, 4, 4, 2, 1),
+        CoopmatTiling::new(2, 2, 4, 4, 1),
+        CoopmatTiling::new(2, 2, 2, 4, 2),
+        CoopmatTiling::new(2, 2, 2, 2, 2),
+        CoopmatTiling::new(2, 2, 1, 1, 2),
+    ];
+
+    /// Tilings for 1-byte inputs: a taller workgroup tile first, with two prefetch stages.
+    const BYTE_INPUT_CANDIDATES: [CoopmatTiling; 7] = [
+        CoopmatTiling::new(2, 4, 8, 2, 1).with_prefetch_stages(2),
         CoopmatTiling::new(2, 4, 8, 2, 1),
         CoopmatTiling::new(2, 4, 4, 2, 1),
         CoopmatTiling::new(2, 2, 4, 4, 1),
@@ -398,12 +442,13 @@ impl CoopmatConfig {
 }
 
 /// A short name for logs and benchmark records:
-/// `coopmat-<types>-<shape>-sg<subgroup size>-<subgroups>sg-<tiles>tiles-bk<BK>`.
+/// `coopmat-<types>-<shape>-sg<subgroup size>-<subgroups>sg-<tiles>tiles-bk<BK>`, then
+/// `-pf2` with two prefetch stages.
 impl fmt::Display for CoopmatConfig {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "coopmat-{}-{}x{}x{}-sg{}-{}x{}sg-{}x{}tiles-bk{}",
+            "coopmat-{}-{}x{}x{}-sg{}-{}x{}sg-{}x{}tiles-bk{}{}",
             self.variant.types.short_name(),
             self.shape.m,
             self.shape.n,
@@ -413,7 +458,12 @@ impl fmt::Display for CoopmatConfig {
             self.tiling.sg_cols,
             self.tiling.tiles_m,
             self.tiling.tiles_n,
-            self.block_k()
+            self.block_k(),
+            if self.tiling.prefetch_stages == 2 {
+                "-pf2"
+            } else {
+                ""
+            }
         )
     }
 }

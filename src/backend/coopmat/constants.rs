@@ -20,6 +20,7 @@ pub(crate) enum SubgroupConstant {
     /// `local_size_x_id`.
     WorkgroupSize = 12,
     BPanels = 13,
+    PrefetchStages = 14,
 }
 
 /// The `constant_id`s of `glsl/gemm_coopmat2.comp` (the coopmat2 kernel).
@@ -86,6 +87,7 @@ impl SpecConstant for SubgroupConstant {
         (SubgroupConstant::CRowMajor, "C_ROW_MAJOR"),
         (SubgroupConstant::WorkgroupSize, "WORKGROUP_SIZE"),
         (SubgroupConstant::BPanels, "B_PANELS"),
+        (SubgroupConstant::PrefetchStages, "PREFETCH_STAGES"),
     ];
 }
 

@@ -396,7 +396,7 @@ impl CoopmatBackend {
         let fitting: Vec<CoopmatConfig> = forced
             .into_iter()
             .chain(
-                CoopmatTiling::candidates(types.input)
+                CoopmatTiling::candidates(types)
                     .iter()
                     .copied()
                     .filter(|tiling| Some(*tiling) != forced),
@@ -447,6 +447,7 @@ impl CoopmatBackend {
                         (K::CRowMajor, layouts[2]),
                         (K::WorkgroupSize, config.workgroup_size()),
                         (K::BPanels, panels),
+                        (K::PrefetchStages, config.tiling.prefetch_stages),
                     ]),
                     required_subgroup_size: config.subgroup_size,
                 }

@@ -236,7 +236,6 @@ layout(set = 0, binding = 1, std430) readonly buffer MatrixBBits { INPUT_BITS_TY
 shared uvec4 shared_memory[SHARED_VECTORS];
 
 // ---- global -> register -> shared copy of one K stage ----
-
 // Reads one 16-byte chunk (ELEMENTS_PER_VECTOR consecutive elements along the
 // contiguous dimension) of a tile that starts at (tile_row, tile_column) of a matrix
 // stored as rows of `leading_dimension` elements. Out-of-range elements read as zero

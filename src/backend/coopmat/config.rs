@@ -321,11 +321,12 @@ impl CoopmatTiling {
     /// assert_eq!(CoopmatTiling::candidates(GemmTypes::F16_ACC_F16)[0].prefetch_stages, 1);
     /// ```
     pub fn candidates(types: GemmTypes) -> &'static [CoopmatTiling] {
-        match (types.input.size_bytes(), types.accumulate) {
-            (1, _) => &Self::BYTE_INPUT_CANDIDATES,
-            (2, DType::F32) => &Self::WIDE_SUM_CANDIDATES,
-            _ => &Self::CANDIDATES,
-        }
+        let first = match (types.input.size_bytes(), types.accumulate) {
+            (1, _) => 0,
+            (2, DType::F32) => 2,
+            _ => 3,
+        };
+        &Self::ORDERED[first..]
     }
 
     const fn new(sg_rows: u32, sg_cols: u32, tiles_m: u32, tiles_n: u32, k_steps: u32) -> Self {
@@ -346,29 +347,16 @@ impl CoopmatTiling {
         }
     }
 
-    /// Tilings for 2-byte inputs summed in f16 and for 4-byte inputs, largest first.
-    const CANDIDATES: [CoopmatTiling; 5] = [
-        CoopmatTiling::new(2, 4, 4, 2, 1),
-        CoopmatTiling::new(2, 2, 4, 4, 1),
-        CoopmatTiling::new(2, 2, 2, 4, 2),
-        CoopmatTiling::new(2, 2, 2, 2, 2),
-        CoopmatTiling::new(2, 2, 1, 1, 2),
-    ];
-
-    /// Tilings for 2-byte inputs summed in f32: the first with two prefetch stages first.
-    const WIDE_SUM_CANDIDATES: [CoopmatTiling; 6] = [
-        CoopmatTiling::new(2, 4, 4, 2, 1).with_prefetch_stages(2),
-        CoopmatTiling::new(2, 4, 4, 2, 1),
-        CoopmatTiling::new(2, 2, 4, 4, 1),
-        CoopmatTiling::new(2, 2, 2, 4, 2),
-        CoopmatTiling::new(2, 2, 2, 2, 2),
-        CoopmatTiling::new(2, 2, 1, 1, 2),
-    ];
-
-    /// Tilings for 1-byte inputs: a taller workgroup tile first, with two prefetch stages.
-    const BYTE_INPUT_CANDIDATES: [CoopmatTiling; 7] = [
+    /// Every tiling the heuristic and the tuner consider, in one order: each type's list
+    /// is a tail of it (see [`Self::candidates`]), so the lists differ only in where they
+    /// start.
+    const ORDERED: [CoopmatTiling; 8] = [
+        // 8-bit inputs start here: 256×128 workgroup tiles.
         CoopmatTiling::new(2, 4, 8, 2, 1).with_prefetch_stages(2),
         CoopmatTiling::new(2, 4, 8, 2, 1),
+        // 2-byte inputs summed in f32 start here.
+        CoopmatTiling::new(2, 4, 4, 2, 1).with_prefetch_stages(2),
+        // f16 sums and 4-byte inputs start here.
         CoopmatTiling::new(2, 4, 4, 2, 1),
         CoopmatTiling::new(2, 2, 4, 4, 1),
         CoopmatTiling::new(2, 2, 2, 4, 2),

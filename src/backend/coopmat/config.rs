@@ -272,6 +272,8 @@ impl CoopmatTiling {
     /// assert_eq!(CoopmatTiling::parse("2x4x4x4x1").unwrap().prefetch_stages, 1);
     /// assert_eq!(CoopmatTiling::parse("2x4x4x4x1x2").unwrap().prefetch_stages, 2);
     /// assert_eq!(CoopmatTiling::parse("2x4x4x4x1x3"), None);
+    /// assert_eq!(CoopmatTiling::parse("2x4x4x4"), None);
+    /// assert_eq!(CoopmatTiling::parse("2x4x0x4x1"), None);
     /// ```
     pub fn parse(text: &str) -> Option<CoopmatTiling> {
         let numbers: Vec<u32> = text
@@ -281,21 +283,22 @@ impl CoopmatTiling {
         if numbers.contains(&0) {
             return None;
         }
-        let (sizes, prefetch_stages) = match numbers[..] {
-            [ref sizes @ .., prefetch @ (1 | 2)] if sizes.len() == 5 => (sizes, prefetch),
-            ref sizes => (sizes, 1),
+        let prefetch_stages = match numbers[..] {
+            [_, _, _, _, _] => 1,
+            [_, _, _, _, _, stages @ (1 | 2)] => stages,
+            _ => return None,
         };
-        match *sizes {
-            [sg_rows, sg_cols, tiles_m, tiles_n, k_steps] => Some(CoopmatTiling {
-                sg_rows,
-                sg_cols,
-                tiles_m,
-                tiles_n,
-                k_steps,
-                prefetch_stages,
-            }),
-            _ => None,
-        }
+        let [sg_rows, sg_cols, tiles_m, tiles_n, k_steps] = numbers[..5] else {
+            return None;
+        };
+        Some(CoopmatTiling {
+            sg_rows,
+            sg_cols,
+            tiles_m,
+            tiles_n,
+            k_steps,
+            prefetch_stages,
+        })
     }
 
     /// Tilings to try for `types`, the heuristic's choice first (the first that fits the

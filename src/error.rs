@@ -19,6 +19,10 @@ pub enum Operand {
     C,
     /// The epilogue's bias vector (f32).
     Bias,
+    /// A network's input rows ([`MlpBuffers::input`](crate::MlpBuffers)).
+    Input,
+    /// A network's output rows ([`MlpBuffers::output`](crate::MlpBuffers)).
+    Output,
 }
 
 impl fmt::Display for Operand {
@@ -28,6 +32,8 @@ impl fmt::Display for Operand {
             Operand::B => "B",
             Operand::C => "C",
             Operand::Bias => "bias",
+            Operand::Input => "network input",
+            Operand::Output => "network output",
         })
     }
 }
@@ -167,6 +173,58 @@ pub enum Error {
     Device(String),
     /// Reading a result back to the host failed.
     Readback(String),
+    /// A network ([`MlpDesc`](crate::MlpDesc)) has no layers.
+    MlpNoLayers,
+    /// A network's width is 0 or above the limit.
+    MlpWidth {
+        /// 0 for the input, `l + 1` for layer `l`'s output.
+        position: usize,
+        /// The width given.
+        width: u32,
+        /// The largest width accepted.
+        limit: u32,
+    },
+    /// A layer's activation cannot be used.
+    MlpActivation {
+        /// The layer.
+        layer: usize,
+        /// Why.
+        reason: String,
+    },
+    /// A network's weights do not match its shape.
+    MlpWeights {
+        /// The weight set.
+        set: usize,
+        /// The layer.
+        layer: usize,
+        /// `layers`, `weights` or `bias`.
+        what: &'static str,
+        /// How many were expected.
+        expected: usize,
+        /// How many were given.
+        actual: usize,
+    },
+    /// No network kernel on this device can run the network (or the forced one cannot).
+    MlpNoKernel {
+        /// Each kernel considered and why it could not.
+        reasons: Vec<(crate::mlp::MlpKernel, String)>,
+    },
+    /// A network's input or output rows are of a type other than f16 and f32.
+    MlpRowType {
+        /// Input or output.
+        operand: Operand,
+        /// The type given.
+        dtype: crate::types::DType,
+    },
+    /// A row stride of a network's input or output is smaller than its width.
+    MlpRowStride {
+        /// Input or output.
+        operand: Operand,
+        /// The stride given, in elements.
+        stride: u32,
+        /// The width of a row.
+        width: u32,
+    },
 }
 
 impl fmt::Display for Error {
@@ -243,6 +301,34 @@ impl fmt::Display for Error {
             Error::DeviceLost(why) => write!(f, "device lost: {why}"),
             Error::Device(why) => write!(f, "device error: {why}"),
             Error::Readback(why) => write!(f, "readback failed: {why}"),
+            Error::MlpNoLayers => write!(f, "the network has no layers"),
+            Error::MlpWidth { position, width, limit } => write!(
+                f,
+                "network width {width} at position {position} is not in 1..={limit}"
+            ),
+            Error::MlpActivation { layer, reason } => {
+                write!(f, "network layer {layer}: {reason}")
+            }
+            Error::MlpWeights { set, layer, what, expected, actual } => write!(
+                f,
+                "network weight set {set}, layer {layer}: {actual} {what} given, {expected} expected"
+            ),
+            Error::MlpNoKernel { reasons } => {
+                write!(f, "no network kernel can run this network")?;
+                for (kernel, why) in reasons {
+                    write!(f, "; {kernel}: {why}")?;
+                }
+                Ok(())
+            }
+            Error::MlpRowType { operand, dtype } => write!(
+                f,
+                "{operand}: rows of {} (networks take f16 or f32 rows)",
+                dtype.name()
+            ),
+            Error::MlpRowStride { operand, stride, width } => write!(
+                f,
+                "{operand}: row stride {stride} is smaller than the row width {width}"
+            ),
         }
     }
 }

@@ -55,6 +55,7 @@ mod gpu_time;
 mod host;
 mod lifecycle;
 mod memo;
+pub mod mlp;
 mod open;
 mod options;
 mod packing;
@@ -79,6 +80,10 @@ pub use disk_cache::cache_key;
 pub use epilogue::{Activation, Bias, BiasAxis, Epilogue};
 pub use error::{Error, Operand, Result};
 pub use host::HOST_BUFFER_USAGES;
+pub use mlp::{
+    LayerWeights, Mlp, MlpActivation, MlpBuffers, MlpDesc, MlpIo, MlpKernel, MlpLayout, MlpPlan,
+    MlpReference, MAX_MLP_WIDTH,
+};
 pub use options::{
     AutotuneChoice, BackendChoice, ContextOptions, DiskCache, KernelOverrides, SplitKChoice,
     StageBChoice,

@@ -511,13 +511,14 @@ impl ResolvedGemm {
         }
     }
 
-    /// The matrix operand with this name (`None` for [`Operand::Bias`], a vector).
+    /// The matrix operand with this name (`None` for [`Operand::Bias`], a vector, and for
+    /// the operands of networks).
     pub fn matrix(&self, operand: Operand) -> Option<&ResolvedMatrix> {
         match operand {
             Operand::A => Some(&self.a),
             Operand::B => Some(&self.b),
             Operand::C => Some(&self.c),
-            Operand::Bias => None,
+            Operand::Bias | Operand::Input | Operand::Output => None,
         }
     }
 }

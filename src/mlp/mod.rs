@@ -1,0 +1,34 @@
+//! Fused small-MLP inference: a whole network evaluated in one dispatch per run.
+//!
+//! The workload cooperative vectors exist for: many small multilayer perceptrons evaluated
+//! per pixel, sample or token (neural materials, radiance caches, small classifiers). Run
+//! layer by layer through GEMMs, every hidden activation goes to memory and back; fused, a
+//! workgroup keeps its rows' activations on chip through every layer and only the input is
+//! read and the output written.
+//!
+//! - [`MlpDesc`]: the layer widths and each layer's [`MlpActivation`].
+//! - [`LayerWeights`]: one layer's weights (`out × in`, row-major, as `torch.nn.Linear`
+//!   stores them) and bias, kept as f16.
+//! - [`Context::build_mlp`](crate::Context::build_mlp) checks both and uploads the weights
+//!   once, in the layout of every kernel the device can run, into an [`Mlp`].
+//! - [`Context::run_mlp`](crate::Context::run_mlp) evaluates it on `rows` rows of f16 or f32
+//!   input into f16 or f32 output ([`MlpBuffers`], [`MlpIo`]);
+//!   [`Context::plan_mlp`](crate::Context::plan_mlp) says which kernel runs and why
+//!   ([`MlpPlan`]).
+//!
+//! Semantics, on every kernel: `h₀ = x`, `hₗ₊₁ = actₗ(Wₗ · hₗ + bₗ)` with the weights and
+//! biases rounded to f16, products summed in f32 or wider, and hidden activations kept in
+//! f16 or wider between layers (the tensor-core kernels round them to f16, as
+//! tiny-cuda-nn's fully fused MLP does). [`MlpReference`] computes the same in f64 with
+//! the error bound those roundings allow.
+
+mod desc;
+mod kernel;
+mod reference;
+mod run;
+mod simt;
+
+pub use desc::{LayerWeights, MlpActivation, MlpDesc, MAX_MLP_WIDTH};
+pub use kernel::{MlpKernel, MlpPlan};
+pub use reference::MlpReference;
+pub use run::{Mlp, MlpBuffers, MlpIo, MlpLayout};

@@ -1,0 +1,357 @@
+//! [`Mlp`], a network on the device, and the [`Context`] methods that build and run it.
+
+use std::sync::Arc;
+
+use crate::bindings::{bound_range, BoundRange};
+use crate::context::Context;
+use crate::error::{Error, Operand, Result};
+use crate::mlp::desc::{LayerWeights, MlpDesc};
+use crate::mlp::kernel::{MlpKernel, MlpPlan};
+use crate::mlp::simt::SimtMlp;
+use crate::problem::{Order, ResolvedMatrix};
+use crate::types::{DType, Element};
+
+/// The element types of a network's input and output rows (f16 or f32 each).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct MlpIo {
+    /// The input rows' type.
+    pub input: DType,
+    /// The output rows' type.
+    pub output: DType,
+}
+
+impl MlpIo {
+    /// f16 in, f16 out.
+    pub const F16: MlpIo = MlpIo {
+        input: DType::F16,
+        output: DType::F16,
+    };
+    /// f32 in, f32 out.
+    pub const F32: MlpIo = MlpIo {
+        input: DType::F32,
+        output: DType::F32,
+    };
+    /// f16 in, f32 out.
+    pub const F16_F32: MlpIo = MlpIo {
+        input: DType::F16,
+        output: DType::F32,
+    };
+    /// f32 in, f16 out.
+    pub const F32_F16: MlpIo = MlpIo {
+        input: DType::F32,
+        output: DType::F16,
+    };
+
+    /// Checks that both types are f16 or f32.
+    pub(crate) fn check(self) -> Result<()> {
+        for (operand, dtype) in [(Operand::Input, self.input), (Operand::Output, self.output)] {
+            if !matches!(dtype, DType::F16 | DType::F32) {
+                return Err(Error::MlpRowType { operand, dtype });
+            }
+        }
+        Ok(())
+    }
+}
+
+impl std::fmt::Display for MlpIo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}->{}", self.input.name(), self.output.name())
+    }
+}
+
+/// Where a run's rows are: how many, and the offset and row stride (in elements) of the
+/// input and the output arrays. Row `r` of the input is elements `input_offset + r ·
+/// input_stride ..` of its buffer, `input_width` of them; the same for the output. Output
+/// elements between rows are left unchanged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MlpLayout {
+    /// Rows to evaluate.
+    pub rows: u32,
+    /// Element offset of the first input row.
+    pub input_offset: u32,
+    /// Elements from one input row to the next (at least the input width).
+    pub input_stride: u32,
+    /// Element offset of the first output row.
+    pub output_offset: u32,
+    /// Elements from one output row to the next (at least the output width).
+    pub output_stride: u32,
+}
+
+impl MlpLayout {
+    /// `rows` tightly packed rows from the start of both buffers.
+    pub fn new(desc: &MlpDesc, rows: u32) -> MlpLayout {
+        MlpLayout {
+            rows,
+            input_offset: 0,
+            input_stride: desc.input_width(),
+            output_offset: 0,
+            output_stride: desc.output_width(),
+        }
+    }
+
+    /// Checks the strides against `desc`'s widths.
+    pub(crate) fn check(&self, desc: &MlpDesc) -> Result<()> {
+        for (operand, stride, width) in [
+            (Operand::Input, self.input_stride, desc.input_width()),
+            (Operand::Output, self.output_stride, desc.output_width()),
+        ] {
+            if stride < width {
+                return Err(Error::MlpRowStride {
+                    operand,
+                    stride,
+                    width,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// One side as a row-major matrix, for the buffer checks GEMM operands get.
+    fn matrix(&self, desc: &MlpDesc, operand: Operand) -> ResolvedMatrix {
+        let (offset, stride, width) = match operand {
+            Operand::Input => (self.input_offset, self.input_stride, desc.input_width()),
+            _ => (self.output_offset, self.output_stride, desc.output_width()),
+        };
+        ResolvedMatrix {
+            operand,
+            order: Order::RowMajor,
+            rows: self.rows,
+            cols: width,
+            leading_dimension: u64::from(stride),
+            batch_stride: 0,
+            offset: u64::from(offset),
+            batch: 1,
+        }
+    }
+
+    /// Elements the input array must hold.
+    pub(crate) fn input_elements(&self, desc: &MlpDesc) -> u64 {
+        self.matrix(desc, Operand::Input).end_index()
+    }
+
+    /// Elements the output array must hold.
+    pub(crate) fn output_elements(&self, desc: &MlpDesc) -> u64 {
+        self.matrix(desc, Operand::Output).end_index()
+    }
+}
+
+/// The buffers of one run: input rows in, output rows out (`STORAGE` usage, two different
+/// buffers), their element types and where the rows are.
+#[derive(Debug, Clone, Copy)]
+pub struct MlpBuffers<'a> {
+    /// Holds the input rows.
+    pub input: &'a wgpu::Buffer,
+    /// Receives the output rows.
+    pub output: &'a wgpu::Buffer,
+    /// The rows' element types.
+    pub io: MlpIo,
+    /// How many rows, and where.
+    pub layout: MlpLayout,
+}
+
+impl<'a> MlpBuffers<'a> {
+    /// `rows` tightly packed rows of `io.input` in, of `io.output` out.
+    pub fn new(
+        mlp: &Mlp,
+        input: &'a wgpu::Buffer,
+        output: &'a wgpu::Buffer,
+        io: MlpIo,
+        rows: u32,
+    ) -> MlpBuffers<'a> {
+        MlpBuffers {
+            input,
+            output,
+            io,
+            layout: MlpLayout::new(mlp.desc(), rows),
+        }
+    }
+
+    /// The same buffers with another layout.
+    pub fn with_layout(mut self, layout: MlpLayout) -> MlpBuffers<'a> {
+        self.layout = layout;
+        self
+    }
+
+    /// Checks everything against the network and the device, and computes the bound ranges
+    /// (input, output).
+    pub(crate) fn bind(
+        &self,
+        desc: &MlpDesc,
+        limits: &wgpu::Limits,
+    ) -> Result<(BoundRange, BoundRange)> {
+        self.io.check()?;
+        self.layout.check(desc)?;
+        if self.input == self.output {
+            return Err(Error::OutputAliasesInput {
+                input: Operand::Input,
+            });
+        }
+        let input = bound_range(
+            &self.layout.matrix(desc, Operand::Input),
+            self.io.input.size_bytes(),
+            self.input,
+            limits,
+        )?;
+        let output = bound_range(
+            &self.layout.matrix(desc, Operand::Output),
+            self.io.output.size_bytes(),
+            self.output,
+            limits,
+        )?;
+        Ok((input, output))
+    }
+}
+
+/// A network on a context's device: its shape, and its weights uploaded once in the layout
+/// of each kernel the device can run. Cheap to clone (shared).
+#[derive(Debug, Clone)]
+pub struct Mlp {
+    inner: Arc<MlpInner>,
+    kernel: Option<MlpKernel>,
+}
+
+#[derive(Debug)]
+struct MlpInner {
+    desc: MlpDesc,
+    weights: Vec<LayerWeights>,
+    simt: SimtMlp,
+}
+
+impl Mlp {
+    /// The network's shape.
+    pub fn desc(&self) -> &MlpDesc {
+        &self.inner.desc
+    }
+
+    /// The weights it was built from.
+    pub fn weights(&self) -> &[LayerWeights] {
+        &self.inner.weights
+    }
+
+    /// The same network, always run on `kernel` (a run fails with the reason where that
+    /// kernel cannot run it); `None` lets [`Context::plan_mlp`] choose.
+    pub fn with_kernel(&self, kernel: Option<MlpKernel>) -> Mlp {
+        Mlp {
+            inner: self.inner.clone(),
+            kernel,
+        }
+    }
+
+    /// The kernel forced with [`Mlp::with_kernel`], if any.
+    pub fn forced_kernel(&self) -> Option<MlpKernel> {
+        self.kernel
+    }
+}
+
+impl Context {
+    /// Checks `desc` and `weights` and uploads the weights for every network kernel this
+    /// device has.
+    ///
+    /// ```no_run
+    /// use coopgemm::{Context, LayerWeights, MlpActivation, MlpDesc, MlpIo};
+    /// let context = Context::new_blocking()?;
+    /// let desc = MlpDesc::uniform(&[64, 64, 64, 16], MlpActivation::Relu, MlpActivation::None);
+    /// let mlp = context.build_mlp(&desc, &LayerWeights::seeded(&desc, 1))?;
+    /// let x = vec![half::f16::from_f32(0.5); 1000 * 64];
+    /// let y: Vec<f32> = context.evaluate_mlp(&mlp, &x)?;
+    /// assert_eq!(y.len(), 1000 * 16);
+    /// # Ok::<(), coopgemm::Error>(())
+    /// ```
+    pub fn build_mlp(&self, desc: &MlpDesc, weights: &[LayerWeights]) -> Result<Mlp> {
+        desc.validate()?;
+        desc.check_weights(0, weights)?;
+        let simt = self.scoped(|| SimtMlp::new(self, desc, weights))??;
+        Ok(Mlp {
+            inner: Arc::new(MlpInner {
+                desc: desc.clone(),
+                weights: weights.to_vec(),
+                simt,
+            }),
+            kernel: None,
+        })
+    }
+
+    /// Which kernel runs `mlp` on rows of `io`, and why (every kernel that cannot, with its
+    /// reason).
+    pub fn plan_mlp(&self, mlp: &Mlp, io: MlpIo) -> Result<MlpPlan> {
+        io.check()?;
+        let candidates = [(MlpKernel::Simt, mlp.inner.simt.supports(mlp.desc(), io))];
+        MlpPlan::choose(&candidates, mlp.kernel)
+    }
+
+    /// Records `mlp` on `buffers` into `encoder` (the caller submits it). Only kernels that
+    /// record plain wgpu commands can share an encoder.
+    pub fn encode_mlp(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        mlp: &Mlp,
+        buffers: &MlpBuffers<'_>,
+    ) -> Result<MlpPlan> {
+        let plan = self.plan_mlp(mlp, buffers.io)?;
+        let (input, output) = buffers.bind(mlp.desc(), &self.device().limits())?;
+        match plan.kernel {
+            MlpKernel::Simt => {
+                mlp.inner
+                    .simt
+                    .record(self, mlp.desc(), buffers, input, output, encoder)?
+            }
+        }
+        Ok(plan)
+    }
+
+    /// Records and submits `mlp` on `buffers`.
+    pub fn run_mlp(&self, mlp: &Mlp, buffers: &MlpBuffers<'_>) -> Result<wgpu::SubmissionIndex> {
+        let command_buffer = self.scoped(|| -> Result<wgpu::CommandBuffer> {
+            let mut encoder =
+                self.device()
+                    .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                        label: Some("coopgemm network"),
+                    });
+            self.encode_mlp(&mut encoder, mlp, buffers)?;
+            Ok(encoder.finish())
+        })??;
+        Ok(self.queue().submit([command_buffer]))
+    }
+
+    /// Uploads `input` (rows of `mlp.desc().input_width()` values, tightly packed), runs the
+    /// network and returns its output rows.
+    pub async fn evaluate_mlp_async<I: Element, O: Element>(
+        &self,
+        mlp: &Mlp,
+        input: &[I],
+    ) -> Result<Vec<O>> {
+        let width = mlp.desc().input_width() as usize;
+        if !input.len().is_multiple_of(width) {
+            return Err(Error::HostDataLength {
+                operand: Operand::Input,
+                expected: (input.len() / width * width) as u64,
+                actual: input.len() as u64,
+            });
+        }
+        let rows = u32::try_from(input.len() / width).map_err(|_| Error::IndexOverflow {
+            operand: Operand::Input,
+            last_index: input.len() as u64,
+            limit: u64::from(u32::MAX),
+        })?;
+        let io = MlpIo {
+            input: I::DTYPE,
+            output: O::DTYPE,
+        };
+        io.check()?;
+        let outputs = rows as usize * mlp.desc().output_width() as usize;
+        let input_buffer = self.upload("coopgemm network input", input)?;
+        let output_buffer = self.upload(
+            "coopgemm network output",
+            &vec![O::from_f64_lossy(0.0); outputs],
+        )?;
+        let buffers = MlpBuffers::new(mlp, &input_buffer, &output_buffer, io, rows);
+        self.run_mlp(mlp, &buffers)?;
+        self.download(&output_buffer, outputs).await
+    }
+
+    /// [`Context::evaluate_mlp_async`], blocking the current thread (not on wasm32).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn evaluate_mlp<I: Element, O: Element>(&self, mlp: &Mlp, input: &[I]) -> Result<Vec<O>> {
+        pollster::block_on(self.evaluate_mlp_async(mlp, input))
+    }
+}

@@ -1,0 +1,247 @@
+//! The fused SIMT network kernel (`wgsl/mlp/mlp_simt.wgsl`): its weight layout, its
+//! WGSL, generated per network shape, and its dispatch.
+
+use std::sync::Arc;
+
+use crate::backend::flat_grid;
+use crate::bindings::{storage_entry, BoundRange};
+use crate::context::Context;
+use crate::error::Result;
+use crate::memo::Memo;
+use crate::mlp::desc::{LayerWeights, MlpDesc};
+use crate::mlp::run::{MlpBuffers, MlpIo};
+use crate::shader::{wgsl_module, Checks};
+use crate::types::DType;
+
+const KERNEL: &str = include_str!("../../wgsl/mlp/mlp_simt.wgsl");
+const LOAD_INPUT: &str = include_str!("../../wgsl/mlp/load_input.wgsl");
+const INPUT_F32: &str = include_str!("../../wgsl/mlp/input_f32.wgsl");
+const INPUT_F16: &str = include_str!("../../wgsl/mlp/input_f16.wgsl");
+const OUTPUT_F32: &str = include_str!("../../wgsl/mlp/output_f32.wgsl");
+const OUTPUT_F16: &str = include_str!("../../wgsl/mlp/output_f16.wgsl");
+
+/// Rows per workgroup (`WORKGROUP_ROWS` in the kernel).
+const WORKGROUP_ROWS: u64 = 64;
+
+/// The kernel's uniform block; mirrors `Params` in `mlp_simt.wgsl`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct Params {
+    rows: u32,
+    input_first: u32,
+    input_stride: u32,
+    output_first: u32,
+    output_stride: u32,
+    groups_x: u32,
+}
+
+/// Where one layer's weights start in the weight buffer, in vec4s.
+#[derive(Debug, Clone, Copy)]
+struct LayerPlacement {
+    first: u32,
+    inputs_vectors: u32,
+}
+
+/// The SIMT kernel's copy of one network: weights in its layout, and its pipelines per row
+/// type.
+#[derive(Debug)]
+pub(crate) struct SimtMlp {
+    weights: wgpu::Buffer,
+    placements: Vec<LayerPlacement>,
+    layout: wgpu::BindGroupLayout,
+    pipeline_layout: wgpu::PipelineLayout,
+    pipelines: Memo<MlpIo, Arc<wgpu::ComputePipeline>>,
+}
+
+impl SimtMlp {
+    /// Uploads `weights` in the kernel's layout.
+    pub(crate) fn new(
+        context: &Context,
+        desc: &MlpDesc,
+        weights: &[LayerWeights],
+    ) -> Result<SimtMlp> {
+        let mut data: Vec<f32> = Vec::new();
+        let mut placements = Vec::with_capacity(weights.len());
+        for (layer, parameters) in weights.iter().enumerate() {
+            let (inputs, _) = desc.layer_shape(layer);
+            let padded = inputs.next_multiple_of(4) as usize;
+            placements.push(LayerPlacement {
+                first: (data.len() / 4) as u32,
+                inputs_vectors: (padded / 4) as u32,
+            });
+            for row in parameters.weights.chunks(inputs as usize) {
+                data.extend(row.iter().map(|w| w.to_f32()));
+                data.resize(data.len() + padded - row.len(), 0.0);
+            }
+            data.extend(parameters.bias.iter().map(|b| b.to_f32()));
+            data.resize(data.len().next_multiple_of(4), 0.0);
+        }
+        let buffer = context.upload("coopgemm network weights (simt)", &data)?;
+        let device = context.device();
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("coopgemm network (simt)"),
+            entries: &[
+                wgpu::BindGroupLayoutEntry {
+                    binding: 0,
+                    visibility: wgpu::ShaderStages::COMPUTE,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Uniform,
+                        has_dynamic_offset: false,
+                        min_binding_size: None,
+                    },
+                    count: None,
+                },
+                storage_entry(1, true),
+                storage_entry(2, false),
+                storage_entry(3, true),
+            ],
+        });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("coopgemm network (simt)"),
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        Ok(SimtMlp {
+            weights: buffer,
+            placements,
+            layout,
+            pipeline_layout,
+            pipelines: Memo::new("network pipeline"),
+        })
+    }
+
+    /// Whether this kernel can run `desc` on rows of `io` (always: it takes every width up
+    /// to [`MAX_MLP_WIDTH`](crate::MAX_MLP_WIDTH) and both row types).
+    pub(crate) fn supports(&self, _desc: &MlpDesc, _io: MlpIo) -> std::result::Result<(), String> {
+        Ok(())
+    }
+
+    /// The kernel's WGSL for `desc` on rows of `io`.
+    fn source(&self, desc: &MlpDesc, io: MlpIo) -> String {
+        let mut layers = String::new();
+        let (mut x, mut y) = ("a", "b");
+        for (layer, placement) in self.placements.iter().enumerate() {
+            let (_, outputs) = desc.layer_shape(layer);
+            let activation = desc.activations()[layer];
+            layers.push_str(&format!(
+                "layer(&{x}, &{y}, {}u, {outputs}u, {}u, {}u, {:?});\n    ",
+                placement.inputs_vectors,
+                placement.first,
+                activation.code(),
+                activation.slope(),
+            ));
+            std::mem::swap(&mut x, &mut y);
+        }
+        layers.push_str(&format!("store_output(row, &{x});"));
+        let input = if io.input == DType::F16 {
+            INPUT_F16
+        } else {
+            INPUT_F32
+        };
+        let output = if io.output == DType::F16 {
+            OUTPUT_F16
+        } else {
+            OUTPUT_F32
+        };
+        let constants = format!(
+            "const WIDTH_VECTORS: u32 = {}u;\nconst INPUT_WIDTH: u32 = {}u;\nconst OUTPUT_WIDTH: u32 = {}u;\n",
+            desc.max_width().div_ceil(4),
+            desc.input_width(),
+            desc.output_width(),
+        );
+        [
+            constants.as_str(),
+            &KERNEL.replace("// @layers", &layers),
+            input,
+            LOAD_INPUT,
+            output,
+        ]
+        .join("\n")
+    }
+
+    /// The pipeline for rows of `io`, built on first use.
+    fn pipeline(
+        &self,
+        device: &wgpu::Device,
+        desc: &MlpDesc,
+        io: MlpIo,
+    ) -> Result<Arc<wgpu::ComputePipeline>> {
+        self.pipelines.get_or_build(io, |&io| {
+            let label = format!("coopgemm network {desc} {io} (simt)");
+            let module = wgsl_module(device, &label, &self.source(desc, io), Checks::Default);
+            Ok(Arc::new(device.create_compute_pipeline(
+                &wgpu::ComputePipelineDescriptor {
+                    label: Some(&label),
+                    layout: Some(&self.pipeline_layout),
+                    module: &module,
+                    entry_point: Some("main"),
+                    compilation_options: Default::default(),
+                    cache: None,
+                },
+            )))
+        })
+    }
+
+    /// Records one dispatch over every row into `encoder`.
+    pub(crate) fn record(
+        &self,
+        context: &Context,
+        desc: &MlpDesc,
+        buffers: &MlpBuffers<'_>,
+        input: BoundRange,
+        output: BoundRange,
+        encoder: &mut wgpu::CommandEncoder,
+    ) -> Result<()> {
+        let rows = buffers.layout.rows;
+        if rows == 0 {
+            return Ok(());
+        }
+        let device = context.device();
+        let pipeline = self.pipeline(device, desc, buffers.io)?;
+        let grid = flat_grid(
+            u64::from(rows).div_ceil(WORKGROUP_ROWS),
+            1,
+            &device.limits(),
+        )?;
+        let params = Params {
+            rows,
+            input_first: input.first_element,
+            input_stride: buffers.layout.input_stride,
+            output_first: output.first_element,
+            output_stride: buffers.layout.output_stride,
+            groups_x: grid[0],
+        };
+        let uniform = wgpu::util::DeviceExt::create_buffer_init(
+            device,
+            &wgpu::util::BufferInitDescriptor {
+                label: Some("coopgemm network params"),
+                contents: bytemuck::bytes_of(&params),
+                usage: wgpu::BufferUsages::UNIFORM,
+            },
+        );
+        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("coopgemm network (simt)"),
+            layout: &self.layout,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: uniform.as_entire_binding(),
+                },
+                input.bind_group_entry(1, buffers.input),
+                output.bind_group_entry(2, buffers.output),
+                wgpu::BindGroupEntry {
+                    binding: 3,
+                    resource: self.weights.as_entire_binding(),
+                },
+            ],
+        });
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("coopgemm network (simt)"),
+            timestamp_writes: None,
+        });
+        pass.set_pipeline(&pipeline);
+        pass.set_bind_group(0, &bind_group, &[]);
+        pass.dispatch_workgroups(grid[0], grid[1], grid[2]);
+        Ok(())
+    }
+}

@@ -1,0 +1,370 @@
+//! Fused networks against the f64 reference, on every network kernel this device has:
+//! widths that are and are not multiples of 16 (1 to 256), every activation, f16 and f32
+//! rows in and out, one row up to several workgroups and a partial last one, offsets and
+//! row strides, full-mantissa inputs, and every element around the rows poisoned (NaN in
+//! front of the first row, between rows and after the last, in the input and the output).
+//! Then the typed errors for bad networks and bad buffers.
+//!
+//! Each test body is stamped once per kernel (`cargo test mlp_simt` runs one kernel's).
+
+mod common;
+
+use coopgemm::{
+    sample_data, Context, Element, Error, LayerWeights, Mlp, MlpActivation, MlpBuffers, MlpDesc,
+    MlpIo, MlpKernel, MlpLayout, MlpReference, Operand, SampleData, MAX_MLP_WIDTH,
+};
+use half::f16;
+
+use common::{assert_all_passed, assert_no_validation_errors, context};
+
+/// Poison around the rows.
+const GUARD: usize = 37;
+
+/// The networks every kernel runs: (widths, hidden activation, output activation).
+fn networks() -> Vec<MlpDesc> {
+    use MlpActivation::*;
+    vec![
+        MlpDesc::uniform(&[64, 64, 64, 64, 64, 16], Relu, None),
+        MlpDesc::uniform(&[32, 32, 32, 8], Relu, None),
+        MlpDesc::uniform(&[128, 128, 32], Gelu, Sigmoid),
+        MlpDesc::uniform(&[1, 1], None, None),
+        MlpDesc::uniform(&[3, 17, 5], Silu, LeakyRelu(0.125)),
+        MlpDesc::uniform(&[33, 100, 47, 7], LeakyRelu(-0.5), Relu),
+        MlpDesc::uniform(&[2, 256, 256, 3], Relu, Sigmoid),
+        MlpDesc::new(16)
+            .layer(48, Gelu)
+            .layer(16, Silu)
+            .layer(64, Sigmoid)
+            .layer(9, None),
+    ]
+}
+
+/// The context forced onto `kernel`, or `None` where this device does not have it.
+fn mlp_on(kernel: MlpKernel, desc: &MlpDesc, seed: u64) -> Option<(Context, Mlp)> {
+    let context = context().clone();
+    let mlp = context
+        .build_mlp(desc, &LayerWeights::seeded(desc, seed))
+        .expect("build the network")
+        .with_kernel(Some(kernel));
+    match context.plan_mlp(&mlp, MlpIo::F32) {
+        Ok(_) => Some((context, mlp)),
+        Err(why) => {
+            eprintln!("network kernel {kernel} unavailable: {why}");
+            None
+        }
+    }
+}
+
+/// A layout with the given gaps: `offset` elements in front of the first row, `gap`
+/// between rows.
+fn layout(desc: &MlpDesc, rows: u32, offset: u32, gap: u32) -> MlpLayout {
+    MlpLayout {
+        rows,
+        input_offset: offset,
+        input_stride: desc.input_width() + gap,
+        output_offset: offset + 3,
+        output_stride: desc.output_width() + gap,
+    }
+}
+
+/// Fills every element of `data` that is not part of a row with NaN.
+fn poison<T: Element>(data: &mut [T], rows: u32, offset: u32, stride: u32, width: u32) {
+    let in_row = |index: usize| {
+        index >= offset as usize && {
+            let within = index - offset as usize;
+            within / (stride as usize) < rows as usize
+                && within % (stride as usize) < width as usize
+        }
+    };
+    for (index, value) in data.iter_mut().enumerate() {
+        if !in_row(index) {
+            *value = T::from_f64_lossy(f64::NAN);
+        }
+    }
+}
+
+/// Runs `mlp` once on guarded buffers and compares with the reference.
+fn check_case<I: Element, O: Element>(
+    context: &Context,
+    mlp: &Mlp,
+    layout: MlpLayout,
+    seed: u64,
+) -> Result<(), String> {
+    let desc = mlp.desc();
+    let input_len =
+        layout.input_offset as usize + layout.rows as usize * layout.input_stride as usize + GUARD;
+    let output_len = layout.output_offset as usize
+        + layout.rows as usize * layout.output_stride as usize
+        + GUARD;
+    let data = if seed.is_multiple_of(3) {
+        SampleData::ExactProducts
+    } else {
+        SampleData::FullMantissa
+    };
+    let mut input: Vec<I> = sample_data(data, input_len, seed);
+    poison(
+        &mut input,
+        layout.rows,
+        layout.input_offset,
+        layout.input_stride,
+        desc.input_width(),
+    );
+    let mut output: Vec<O> = sample_data(SampleData::FullMantissa, output_len, seed + 1);
+    poison(
+        &mut output,
+        0,
+        layout.output_offset,
+        layout.output_stride,
+        desc.output_width(),
+    );
+    let reference = MlpReference::compute(desc, mlp.weights(), &layout, &input, &output)
+        .map_err(|e| format!("reference: {e}"))?;
+    let io = MlpIo {
+        input: I::DTYPE,
+        output: O::DTYPE,
+    };
+    let input_buffer = context.upload("input", &input).map_err(|e| e.to_string())?;
+    let output_buffer = context
+        .upload("output", &output)
+        .map_err(|e| e.to_string())?;
+    let buffers =
+        MlpBuffers::new(mlp, &input_buffer, &output_buffer, io, layout.rows).with_layout(layout);
+    context
+        .run_mlp(mlp, &buffers)
+        .map_err(|e| format!("run: {e}"))?;
+    let result: Vec<O> = pollster::block_on(context.download(&output_buffer, output.len()))
+        .map_err(|e| format!("download: {e}"))?;
+    let comparison = reference.compare(&result);
+    if comparison.passed() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{desc} {io} {layout:?}: {} of {} outside tolerance, first (index, got, want, tolerance) {:?}",
+            comparison.mismatches, comparison.checked, comparison.first_mismatch
+        ))
+    }
+}
+
+/// Every network, each row type, a few row counts and layouts.
+fn networks_match_reference(kernel: MlpKernel) {
+    let mut ran = 0;
+    let mut failures = Vec::new();
+    for (n, desc) in networks().iter().enumerate() {
+        let Some((context, mlp)) = mlp_on(kernel, desc, n as u64) else {
+            return;
+        };
+        let cases = [(1, 0, 0), (63, 1, 0), (65, 0, 3), (200, 5, 1)];
+        for (case, &(rows, offset, gap)) in cases.iter().enumerate() {
+            let layout = layout(desc, rows, offset, gap);
+            let seed = (n * 16 + case) as u64;
+            let result = match case % 4 {
+                0 => check_case::<f32, f32>(&context, &mlp, layout, seed),
+                1 => check_case::<f16, f16>(&context, &mlp, layout, seed),
+                2 => check_case::<f16, f32>(&context, &mlp, layout, seed),
+                _ => check_case::<f32, f16>(&context, &mlp, layout, seed),
+            };
+            ran += 1;
+            if let Err(why) = result {
+                failures.push(format!("{kernel}: {why}"));
+            }
+        }
+    }
+    eprintln!("{ran} network cases on {kernel}");
+    assert_all_passed(ran, &failures);
+}
+
+/// Many rows: several workgroups and a partial last one, all four row types.
+fn many_rows_match_reference(kernel: MlpKernel) {
+    let desc = MlpDesc::uniform(&[64, 64, 64, 16], MlpActivation::Relu, MlpActivation::None);
+    let Some((context, mlp)) = mlp_on(kernel, &desc, 7) else {
+        return;
+    };
+    let mut failures = Vec::new();
+    let layout = MlpLayout::new(&desc, 4097);
+    for (case, result) in [
+        check_case::<f16, f16>(&context, &mlp, layout, 1),
+        check_case::<f32, f32>(&context, &mlp, layout, 2),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        if let Err(why) = result {
+            failures.push(format!("{kernel} case {case}: {why}"));
+        }
+    }
+    assert_all_passed(2, &failures);
+}
+
+/// The host helper agrees with the reference, and zero rows do nothing.
+fn evaluate_matches_reference(kernel: MlpKernel) {
+    let desc = MlpDesc::uniform(&[5, 24, 3], MlpActivation::Silu, MlpActivation::None);
+    let Some((context, mlp)) = mlp_on(kernel, &desc, 3) else {
+        return;
+    };
+    let input: Vec<f32> = sample_data(SampleData::FullMantissa, 5 * 31, 11);
+    let output: Vec<f32> = context.evaluate_mlp(&mlp, &input).expect("evaluate");
+    let reference = MlpReference::compute(
+        &desc,
+        mlp.weights(),
+        &MlpLayout::new(&desc, 31),
+        &input,
+        &vec![0.0f32; 3 * 31],
+    )
+    .unwrap();
+    let comparison = reference.compare(&output);
+    assert!(comparison.passed(), "{comparison:?}");
+    let empty: Vec<f32> = context
+        .evaluate_mlp(&mlp, &[] as &[f32])
+        .expect("zero rows");
+    assert!(empty.is_empty());
+    assert_no_validation_errors();
+}
+
+macro_rules! per_kernel {
+    ($($module:ident => $kernel:expr),* $(,)?) => {$(
+        mod $module {
+            use super::*;
+            #[test]
+            fn networks_match_reference() {
+                super::networks_match_reference($kernel);
+            }
+            #[test]
+            fn many_rows_match_reference() {
+                super::many_rows_match_reference($kernel);
+            }
+            #[test]
+            fn evaluate_matches_reference() {
+                super::evaluate_matches_reference($kernel);
+            }
+        }
+    )*};
+}
+
+per_kernel!(mlp_simt => MlpKernel::Simt);
+
+#[test]
+fn every_kernel_is_stamped() {
+    assert_eq!(
+        MlpKernel::ALL.len(),
+        1,
+        "stamp the new kernel in per_kernel!"
+    );
+}
+
+#[test]
+fn bad_networks_are_typed_errors() {
+    let context = context();
+    let relu = MlpActivation::Relu;
+    let build = |desc: &MlpDesc| context.build_mlp(desc, &LayerWeights::seeded(desc, 1));
+    assert_eq!(build(&MlpDesc::new(8)).unwrap_err(), Error::MlpNoLayers);
+    assert_eq!(
+        build(&MlpDesc::new(8).layer(0, relu)).unwrap_err(),
+        Error::MlpWidth {
+            position: 1,
+            width: 0,
+            limit: MAX_MLP_WIDTH
+        }
+    );
+    assert!(matches!(
+        build(&MlpDesc::new(MAX_MLP_WIDTH + 1).layer(4, relu)),
+        Err(Error::MlpWidth { position: 0, .. })
+    ));
+    assert!(matches!(
+        build(&MlpDesc::new(4).layer(4, MlpActivation::LeakyRelu(f32::NAN))),
+        Err(Error::MlpActivation { layer: 0, .. })
+    ));
+    let desc = MlpDesc::new(4).layer(3, relu).layer(2, MlpActivation::None);
+    let mut weights = LayerWeights::seeded(&desc, 1);
+    weights[1].bias.pop();
+    assert_eq!(
+        context.build_mlp(&desc, &weights).unwrap_err(),
+        Error::MlpWeights {
+            set: 0,
+            layer: 1,
+            what: "bias",
+            expected: 2,
+            actual: 1
+        }
+    );
+    weights.pop();
+    assert!(matches!(
+        context.build_mlp(&desc, &weights),
+        Err(Error::MlpWeights { what: "layers", .. })
+    ));
+    assert_no_validation_errors();
+}
+
+#[test]
+fn bad_buffers_are_typed_errors_and_write_nothing() {
+    let context = context();
+    let desc = MlpDesc::uniform(&[4, 8, 2], MlpActivation::Relu, MlpActivation::None);
+    let mlp = context
+        .build_mlp(&desc, &LayerWeights::seeded(&desc, 1))
+        .unwrap();
+    let input = context.upload("input", &[1.0f32; 40]).unwrap();
+    let output = context.upload("output", &[7.0f32; 20]).unwrap();
+    let run = |buffers: MlpBuffers<'_>| context.run_mlp(&mlp, &buffers).map(|_| ());
+    let buffers = MlpBuffers::new(&mlp, &input, &output, MlpIo::F32, 10);
+    assert!(matches!(
+        run(MlpBuffers::new(&mlp, &input, &output, MlpIo::F32, 11)),
+        Err(Error::BufferTooSmall {
+            operand: Operand::Input,
+            ..
+        })
+    ));
+    assert!(matches!(
+        run(buffers.with_layout(MlpLayout {
+            output_stride: 3,
+            ..buffers.layout
+        })),
+        Err(Error::BufferTooSmall {
+            operand: Operand::Output,
+            ..
+        })
+    ));
+    assert_eq!(
+        run(buffers.with_layout(MlpLayout {
+            input_stride: 3,
+            ..buffers.layout
+        })),
+        Err(Error::MlpRowStride {
+            operand: Operand::Input,
+            stride: 3,
+            width: 4
+        })
+    );
+    assert!(matches!(
+        run(MlpBuffers::new(&mlp, &input, &input, MlpIo::F32, 1)),
+        Err(Error::OutputAliasesInput { .. })
+    ));
+    let bf16 = MlpIo {
+        input: coopgemm::DType::BF16,
+        output: coopgemm::DType::F32,
+    };
+    assert_eq!(
+        run(MlpBuffers::new(&mlp, &input, &output, bf16, 1)),
+        Err(Error::MlpRowType {
+            operand: Operand::Input,
+            dtype: coopgemm::DType::BF16
+        })
+    );
+    let uniform = context
+        .create_buffer("not storage", 256, wgpu::BufferUsages::UNIFORM)
+        .unwrap();
+    assert!(matches!(
+        run(MlpBuffers::new(&mlp, &uniform, &output, MlpIo::F32, 1)),
+        Err(Error::MissingBufferUsage { .. })
+    ));
+    let host: Result<Vec<f32>, _> = context.evaluate_mlp(&mlp, &[1.0f32; 6]);
+    assert!(matches!(
+        host,
+        Err(Error::HostDataLength {
+            operand: Operand::Input,
+            ..
+        })
+    ));
+    // Nothing was written by any of the refused runs.
+    let untouched: Vec<f32> = pollster::block_on(context.download(&output, 20)).unwrap();
+    assert!(untouched.iter().all(|&v| v == 7.0), "{untouched:?}");
+    assert_no_validation_errors();
+}

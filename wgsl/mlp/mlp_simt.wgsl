@@ -1,0 +1,100 @@
+// mlp_simt.wgsl -- a whole network in one dispatch, one invocation per row (SIMT).
+//
+// The host puts in front: the input and output snippets (input_*.wgsl, output_*.wgsl:
+// bindings 1 and 2, load_input, store_output), `const WIDTH_VECTORS` (the widest layer in
+// vec4s) and replaces the layers marker in `main` with one `layer(...)` call per layer (its
+// shape and activation as literals, so that the driver can fold them). Each invocation keeps
+// its row's activations in two private arrays of vec4s and reads the weights, which every
+// invocation of a workgroup reads at the same addresses, from binding 3.
+//
+// Weights (binding 3, vec4s of f32 holding f16 values): per layer, `outputs` rows of
+// `inputs_vectors` vec4s (row o = the weights of output o, zero-padded to whole vec4s),
+// then the bias, zero-padded to whole vec4s.
+
+struct Params {
+    rows: u32,
+    // Element index (in its binding) of row 0's first element, and the row stride.
+    input_first: u32,
+    input_stride: u32,
+    output_first: u32,
+    output_stride: u32,
+    // Workgroups along x (rows continue along y: the grid may exceed one dimension's limit).
+    groups_x: u32,
+}
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(3) var<storage, read> weights: array<vec4<f32>>;
+
+alias Activations = array<vec4<f32>, WIDTH_VECTORS>;
+
+const WORKGROUP_ROWS: u32 = 64u;
+
+// Activation codes as MlpActivation::code. ReLU keeps NaN (tested on the bits: a driver may
+// turn compare-and-select into a max() that drops it); GELU and SiLU as x / (1 + e^-t), whose
+// exponential only overflows where the result is -0.
+fn activate(x: f32, activation: u32, slope: f32) -> f32 {
+    let is_nan = (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;
+    switch activation {
+        case 1u: {
+            return select(max(x, 0.0), x, is_nan);
+        }
+        case 2u: {
+            return select(x * slope, x, x >= 0.0 || is_nan);
+        }
+        case 3u: {
+            let t = 1.5957691216057308 * (x + 0.044715 * x * x * x);
+            return x / (1.0 + exp(-t));
+        }
+        case 4u: {
+            return x / (1.0 + exp(-x));
+        }
+        case 5u: {
+            return 1.0 / (1.0 + exp(-x));
+        }
+        default: {
+            return x;
+        }
+    }
+}
+
+// y = activation(W x + bias) for a layer whose weights start at vec4 `first`.
+fn layer(
+    x: ptr<function, Activations>,
+    y: ptr<function, Activations>,
+    inputs_vectors: u32,
+    outputs: u32,
+    first: u32,
+    activation: u32,
+    slope: f32,
+) {
+    let bias_first = first + outputs * inputs_vectors;
+    for (var o = 0u; o < outputs; o++) {
+        let row = first + o * inputs_vectors;
+        var sum = vec4<f32>(0.0);
+        for (var i = 0u; i < inputs_vectors; i++) {
+            sum = fma((*x)[i], weights[row + i], sum);
+        }
+        let value = (sum.x + sum.y) + (sum.z + sum.w) + weights[bias_first + o / 4u][o % 4u];
+        (*y)[o / 4u][o % 4u] = activate(value, activation, slope);
+    }
+    // The next layer reads whole vec4s: clear what an earlier, wider layer left in the last
+    // one (its weights there are 0, but 0 * inf is NaN).
+    for (var o = outputs; o % 4u != 0u; o++) {
+        (*y)[o / 4u][o % 4u] = 0.0;
+    }
+}
+
+@compute @workgroup_size(64)
+fn main(
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(local_invocation_index) lane: u32,
+) {
+    let row = (group.x + group.y * params.groups_x) * WORKGROUP_ROWS + lane;
+    if (row >= params.rows) {
+        return;
+    }
+    var a: Activations;
+    var b: Activations;
+    load_input(row, &a);
+    // @layers
+}

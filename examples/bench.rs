@@ -47,33 +47,29 @@ use common::progress;
 use common::record::{self, BenchRecord};
 use common::reference::{self as anchors, ReferenceEntry};
 
-const DEFAULT_SHAPES: [&str; 7] = [
-    "1024x1024x1024",
-    "2048x2048x2048",
-    "4096x4096x4096",
-    "8192x8192x8192",
-    "512x4096x4096",
-    "4096x4096x512",
-    "64x4096x4096",
-];
+const DEFAULT_SHAPES: &str = "1024x1024x1024,2048x2048x2048,4096x4096x4096,8192x8192x8192,512x4096x4096,4096x4096x512,64x4096x4096";
 
 /// Times GEMMs (shapes x dtypes x backends x B layouts), verifies each against the CPU
 /// reference, prints a table to stdout and writes JSON records (--json).
 #[derive(Parser, Debug)]
 #[command(
     name = "bench",
+    args_override_self = true,
     version,
     after_help = "Each case's shape class is tuned first (up to 60 s per class, remembered in the disk cache) unless --no-tune or COOPGEMM_AUTOTUNE=0. Progress goes to stderr (a progress bar where stderr is a terminal), the table to stdout."
 )]
 struct Args {
     /// GEMM shapes, MxNxK, comma-separated
-    #[arg(long, value_name = "MxNxK,...", value_delimiter = ',', value_parser = parse_shape, default_values = DEFAULT_SHAPES)]
+    #[arg(long, value_name = "MxNxK,...", value_delimiter = ',',
+        action = clap::ArgAction::Set, value_parser = parse_shape, default_value = DEFAULT_SHAPES)]
     shapes: Vec<(u32, u32, u32)>,
     /// Types by short name (f32, f16, bf16, f16acc16, i8, f16-f32-f16, ...), comma-separated
-    #[arg(long, value_name = "TYPES,...", value_delimiter = ',', value_parser = parse_types, default_values = ["f32", "f16", "bf16"])]
+    #[arg(long, value_name = "TYPES,...", value_delimiter = ',',
+        action = clap::ArgAction::Set, value_parser = parse_types, default_value = "f32,f16,bf16")]
     dtypes: Vec<GemmTypes>,
     /// Backends, comma-separated
-    #[arg(long, value_name = "BACKEND,...", value_delimiter = ',', value_parser = parse_backend, default_values_t = BackendKind::ALL)]
+    #[arg(long, value_name = "BACKEND,...", value_delimiter = ',',
+        action = clap::ArgAction::Set, value_parser = parse_backend, default_values_t = BackendKind::ALL)]
     backends: Vec<BackendKind>,
     /// Timed runs per case (at least; GPU-timed cases run as many as take about 0.2 s)
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
@@ -96,7 +92,8 @@ struct Args {
     no_cpu: bool,
     /// How B is stored, comma-separated: row (k x n), column (n x k, transposed weights),
     /// packed (column, packed once with Context::pack_b, untimed)
-    #[arg(long, value_name = "LAYOUT,...", value_delimiter = ',', value_enum, default_values = ["row"])]
+    #[arg(long, value_name = "LAYOUT,...", value_delimiter = ',',
+        action = clap::ArgAction::Set, value_enum, default_value = "row")]
     b_layouts: Vec<BLayout>,
     /// Keep the backends' heuristic configurations: do not tune
     #[arg(long)]

@@ -50,7 +50,7 @@ use common::cli::{parse_backend_choice, parse_types};
 /// Wall time from process start to the first verified GEMM result, step by step; prints a
 /// table and one JSON line ({"cold_start": ...}) for scripts.
 #[derive(Parser, Debug)]
-#[command(name = "cold_start", version)]
+#[command(name = "cold_start", version, args_override_self = true)]
 struct Args {
     /// SIZE (M = N = K) or M N K
     #[arg(value_name = "SIZE", num_args = 0..=3, default_values_t = [1024])]

@@ -26,6 +26,7 @@ use common::progress;
 #[derive(Parser, Debug)]
 #[command(
     name = "gemm",
+    args_override_self = true,
     version,
     after_help = "Set RUST_LOG=debug for the tile configuration and per-call timings."
 )]

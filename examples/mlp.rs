@@ -30,7 +30,7 @@ const LAYERS: [(u32, u32, Activation); 3] = [
 /// Runs a batch x 784 -> 512 -> 512 -> 10 MLP (bias and ReLU fused, pre-packed weights) on
 /// every backend that can, and checks each layer against the CPU reference.
 #[derive(clap::Parser, Debug)]
-#[command(name = "mlp", version)]
+#[command(name = "mlp", version, args_override_self = true)]
 struct Args {
     /// Rows per batch
     #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..))]

@@ -24,13 +24,15 @@ use common::progress;
 /// Pre-tunes GEMM shapes into the disk cache, so that later processes run each shape class
 /// with its fastest configuration from their first call.
 #[derive(Parser, Debug)]
-#[command(name = "tune", version)]
+#[command(name = "tune", version, args_override_self = true)]
 struct Args {
     /// GEMM shapes, MxNxK, comma-separated
-    #[arg(long, value_name = "MxNxK,...", value_delimiter = ',', value_parser = parse_shape, default_values = ["4096x4096x4096", "4096x512x14336"])]
+    #[arg(long, value_name = "MxNxK,...", value_delimiter = ',',
+        action = clap::ArgAction::Set, value_parser = parse_shape, default_value = "4096x4096x4096,4096x512x14336")]
     shapes: Vec<(u32, u32, u32)>,
     /// Types by short name (f32, f16, bf16, i8, ...), comma-separated
-    #[arg(long, value_name = "TYPES,...", value_delimiter = ',', value_parser = parse_types, default_values = ["f16"])]
+    #[arg(long, value_name = "TYPES,...", value_delimiter = ',',
+        action = clap::ArgAction::Set, value_parser = parse_types, default_value = "f16")]
     dtypes: Vec<GemmTypes>,
     /// Longest time tuning one shape class may take, in seconds
     #[arg(long, value_name = "SECONDS", default_value_t = 2.0, value_parser = parse_seconds)]

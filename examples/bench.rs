@@ -4,8 +4,10 @@
 //! ```text
 //! cargo run --release --example bench -- [--shapes 1024x1024x1024,64x4096x4096] [--dtypes f32,f16,bf16]
 //!     [--backends simt,coopmat,wgsl-coopmat] [--runs 10] [--reference ../shared/anchors/h100-cublas.txt] [--json out.json]
-//!     [--wall-clock] [--cpu | --no-cpu] [--b-layouts row,column,packed] [--no-tune]
+//!     [--wall-clock] [--cpu | --no-cpu] [--b-layouts row,column,packed] [--no-tune] [--quiet]
 //! ```
+//! (`--help` lists every option with its default.) `--json` writes one [`BenchRecord`] per
+//! case (`examples/common/record.rs`); `examples/plot.rs` draws them.
 //! Each case's shape class is tuned first ([`Context::tune`], up to 60 s per class;
 //! remembered in the disk cache), unless `--no-tune` (or `COOPGEMM_AUTOTUNE=0`) leaves the
 //! backends' heuristic choices.
@@ -29,148 +31,117 @@
 //! 151 GFLOP/s at 1024³ where splitting the rows over two threads reached 168, one thread 85.)
 
 use std::collections::HashMap;
-use std::fmt::Write as _;
+use std::path::PathBuf;
 use std::time::Instant;
 
+use clap::Parser;
 use coopgemm::{
-    BackendChoice, BackendKind, Context, DType, Element, Gemm, GemmBuffers, GemmTypes, Reference,
+    BackendChoice, BackendKind, Context, Element, Gemm, GemmBuffers, GemmTypes, Reference,
 };
+use indicatif::ProgressBar;
+
+#[allow(dead_code)]
+mod common;
+use common::cli::{parse_backend, parse_shape, parse_types};
+use common::progress;
+use common::record::{self, BenchRecord};
+use common::reference::{self as anchors, ReferenceEntry};
 
 const DEFAULT_SHAPES: &str = "1024x1024x1024,2048x2048x2048,4096x4096x4096,8192x8192x8192,512x4096x4096,4096x4096x512,64x4096x4096";
 
+/// Times GEMMs (shapes x dtypes x backends x B layouts), verifies each against the CPU
+/// reference, prints a table to stdout and writes JSON records (--json).
+#[derive(Parser, Debug)]
+#[command(
+    name = "bench",
+    args_override_self = true,
+    version,
+    after_help = "Each case's shape class is tuned first (up to 60 s per class, remembered in the disk cache) unless --no-tune or COOPGEMM_AUTOTUNE=0. Progress goes to stderr (a progress bar where stderr is a terminal), the table to stdout."
+)]
 struct Args {
+    /// GEMM shapes, MxNxK, comma-separated
+    #[arg(long, value_name = "MxNxK,...", value_delimiter = ',',
+        action = clap::ArgAction::Set, value_parser = parse_shape, default_value = DEFAULT_SHAPES)]
     shapes: Vec<(u32, u32, u32)>,
+    /// Types by short name (f32, f16, bf16, f16acc16, i8, f16-f32-f16, ...), comma-separated
+    #[arg(long, value_name = "TYPES,...", value_delimiter = ',',
+        action = clap::ArgAction::Set, value_parser = parse_types, default_value = "f32,f16,bf16")]
     dtypes: Vec<GemmTypes>,
+    /// Backends, comma-separated
+    #[arg(long, value_name = "BACKEND,...", value_delimiter = ',',
+        action = clap::ArgAction::Set, value_parser = parse_backend, default_values_t = BackendKind::ALL)]
     backends: Vec<BackendKind>,
+    /// Timed runs per case (at least; GPU-timed cases run as many as take about 0.2 s)
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
+    runs: u32,
+    /// Reference throughputs to compare with (lines like
+    /// `cublas fp16->fp16(fp32acc)  4096x4096x4096:  652.3 TFLOP/s`)
+    #[arg(long, value_name = "FILE")]
+    reference: Option<PathBuf>,
+    /// Write the records as JSON to FILE
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+    /// Time with the wall clock even where the adapter has GPU timestamps
+    #[arg(long)]
+    wall_clock: bool,
+    /// Also time a CPU GEMM (matrixmultiply) at the f32 shapes [default: on a CPU adapter]
+    #[arg(long, overrides_with = "no_cpu")]
+    cpu: bool,
+    /// No CPU baseline, even on a CPU adapter
+    #[arg(long, overrides_with = "cpu")]
+    no_cpu: bool,
+    /// How B is stored, comma-separated: row (k x n), column (n x k, transposed weights),
+    /// packed (column, packed once with Context::pack_b, untimed)
+    #[arg(long, value_name = "LAYOUT,...", value_delimiter = ',',
+        action = clap::ArgAction::Set, value_enum, default_value = "row")]
+    b_layouts: Vec<BLayout>,
+    /// Keep the backends' heuristic configurations: do not tune
+    #[arg(long)]
+    no_tune: bool,
+    /// No progress bar and no per-case progress lines (errors still go to stderr)
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+/// How B is stored in a case.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum BLayout {
+    Row,
+    Column,
+    Packed,
+}
+
+impl BLayout {
+    fn name(self) -> &'static str {
+        match self {
+            BLayout::Row => "row",
+            BLayout::Column => "column",
+            BLayout::Packed => "packed",
+        }
+    }
+}
+
+impl Args {
+    /// Whether to time the CPU baseline: `--cpu`, `--no-cpu`, else on a CPU adapter.
+    fn cpu_baseline(&self, cpu_adapter: bool) -> bool {
+        (self.cpu || (cpu_adapter && !self.no_cpu)) && self.dtypes.contains(&GemmTypes::F32)
+    }
+}
+
+/// How long tuning one shape class may take.
+const TUNING_TIME_LIMIT: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// How a case is measured.
+#[derive(Clone, Copy)]
+struct How {
+    /// Timed runs (at least).
     runs: usize,
-    reference: Option<String>,
-    json: Option<String>,
-    /// GPU timestamps where the adapter has them (`--wall-clock` turns them off).
-    timestamps: bool,
-    /// Time the CPU baseline: `Some` when `--cpu` or `--no-cpu` was given.
-    cpu: Option<bool>,
-    /// How B is stored, per case: `row` (k × n row-major), `column` (transposed weights,
-    /// n × k row-major), `packed` (the column layout packed once with `Context::pack_b`,
-    /// not timed). Default `row`.
-    b_layouts: Vec<&'static str>,
-    /// Tune each case's shape class before timing it (`--no-tune` turns it off).
+    /// GPU timestamps where the adapter has them.
+    use_timestamps: bool,
+    /// B packed once with `Context::pack_b`.
+    pack: bool,
+    /// Tune the shape class first.
     tune: bool,
-}
-
-const B_LAYOUTS: [&str; 3] = ["row", "column", "packed"];
-
-fn parse_args() -> Result<Args, String> {
-    let mut args = Args {
-        shapes: Vec::new(),
-        dtypes: vec![GemmTypes::F32, GemmTypes::F16_F32, GemmTypes::BF16_F32],
-        backends: BackendKind::ALL.to_vec(),
-        runs: 10,
-        reference: None,
-        json: None,
-        timestamps: true,
-        cpu: None,
-        b_layouts: vec!["row"],
-        tune: true,
-    };
-    let mut shapes = DEFAULT_SHAPES.to_string();
-    let mut iter = std::env::args().skip(1);
-    while let Some(flag) = iter.next() {
-        let mut value = || iter.next().ok_or(format!("{flag} needs a value"));
-        match flag.as_str() {
-            "--shapes" => shapes = value()?,
-            "--dtypes" => {
-                args.dtypes = value()?
-                    .split(',')
-                    .map(|name| GemmTypes::parse(name).ok_or(format!("unknown dtype {name}")))
-                    .collect::<Result<_, _>>()?
-            }
-            "--backends" => {
-                args.backends = value()?
-                    .split(',')
-                    .map(|name| BackendKind::parse(name).ok_or(format!("unknown backend {name}")))
-                    .collect::<Result<_, _>>()?
-            }
-            "--runs" => args.runs = value()?.parse().map_err(|_| "--runs needs a number")?,
-            "--reference" => args.reference = Some(value()?),
-            "--json" => args.json = Some(value()?),
-            "--wall-clock" => args.timestamps = false,
-            "--no-tune" => args.tune = false,
-            "--cpu" => args.cpu = Some(true),
-            "--no-cpu" => args.cpu = Some(false),
-            "--b-layouts" => {
-                args.b_layouts = value()?
-                    .split(',')
-                    .map(|name| {
-                        B_LAYOUTS
-                            .into_iter()
-                            .find(|known| *known == name)
-                            .ok_or(format!("unknown B layout {name} (row, column, packed)"))
-                    })
-                    .collect::<Result<_, _>>()?
-            }
-            other => {
-                return Err(format!(
-                    "unknown argument {other} (see the file's header for usage)"
-                ))
-            }
-        }
-    }
-    for shape in shapes.split(',') {
-        let numbers: Vec<u32> = shape
-            .split('x')
-            .map(|v| v.parse().ok())
-            .collect::<Option<_>>()
-            .ok_or(format!("bad shape {shape}"))?;
-        match numbers[..] {
-            [m, n, k] => args.shapes.push((m, n, k)),
-            _ => return Err(format!("a shape is MxNxK, not {shape}")),
-        }
-    }
-    args.runs = args.runs.max(1);
-    Ok(args)
-}
-
-/// One reference figure: (label, (m, n, k), TFLOP/s).
-type ReferenceEntry = (String, (u32, u32, u32), f64);
-
-/// Reference throughputs (TFLOP/s) by (label, m, n, k) from an anchors file, e.g.
-/// `cublas fp16->fp16(fp32acc)  4096x4096x4096:    652.3 TFLOP/s`.
-fn read_reference(path: &str) -> Result<Vec<ReferenceEntry>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
-    let mut entries = Vec::new();
-    for line in text.lines() {
-        let Some((label, rest)) = line.split_once(':').and_then(|(head, rest)| {
-            let (label, shape) = head.trim().rsplit_once(char::is_whitespace)?;
-            Some((label.trim().to_string(), (shape.to_string(), rest)))
-        }) else {
-            continue;
-        };
-        let (shape, rest) = rest;
-        let numbers: Option<Vec<u32>> = shape.split('x').map(|v| v.parse().ok()).collect();
-        let value = rest
-            .split_whitespace()
-            .next()
-            .and_then(|v| v.parse::<f64>().ok());
-        if let (Some([m, n, k]), Some(value)) = (
-            numbers
-                .as_deref()
-                .and_then(|n| <[u32; 3]>::try_from(n).ok()),
-            value,
-        ) {
-            entries.push((label, (m, n, k), value));
-        }
-    }
-    Ok(entries)
-}
-
-/// Which reference line a dtype compares with.
-fn reference_label(types: GemmTypes) -> &'static str {
-    match types.input {
-        DType::F32 => "fp32 strict",
-        DType::F16 => "fp16",
-        DType::BF16 => "bf16",
-        DType::I8 | DType::I32 => "int8",
-    }
 }
 
 struct Measurement {
@@ -189,14 +160,24 @@ struct Measurement {
 /// would hide them, and report an error of 0).
 const DATA: coopgemm::SampleData = coopgemm::SampleData::FullMantissa;
 
+/// Measures one case; `bar`'s message says which stage it is in.
 fn measure<I: Element, O: Element>(
     context: &Context,
     gemm: &Gemm,
-    runs: usize,
-    use_timestamps: bool,
-    pack: bool,
-    tune: bool,
+    how: How,
+    bar: &ProgressBar,
 ) -> Result<Measurement, coopgemm::Error> {
+    let stage = |what: &str| {
+        let message = bar.message();
+        let case = message.split(": ").next().unwrap_or_default().to_string();
+        bar.set_message(format!("{case}: {what}"));
+    };
+    let How {
+        runs,
+        use_timestamps,
+        pack,
+        tune,
+    } = how;
     let resolved = gemm.resolve()?;
     let a: Vec<I> = coopgemm::sample_data(DATA, resolved.a.required_elements() as usize, 1);
     let b: Vec<I> = coopgemm::sample_data(DATA, resolved.b.required_elements() as usize, 2);
@@ -220,6 +201,10 @@ fn measure<I: Element, O: Element>(
         None => (gemm, GemmBuffers::new(&a_buffer, &b_buffer, &c_buffer)),
     };
     let config = if tune {
+        stage(&format!(
+            "tuning its shape class (up to {} s)",
+            TUNING_TIME_LIMIT.as_secs()
+        ));
         context
             .tune(std::slice::from_ref(gemm))?
             .remove(0)
@@ -232,6 +217,7 @@ fn measure<I: Element, O: Element>(
     // slow (8192³ f16: 60 vs 255 TFLOP/s), and one timed after building its pipeline (the
     // GPU idle for a second or more) with 0.3 s of warm-up, one run at a time, up to 3x slow
     // (512x4096x4096 f16: 65 vs 196).
+    stage("warming up");
     let warm_up = Instant::now();
     let mut warm_up_runs = 0;
     while warm_up_runs < 3 || warm_up.elapsed().as_secs_f64() < WARM_UP_SECONDS {
@@ -243,6 +229,7 @@ fn measure<I: Element, O: Element>(
     }
     // Includes a wait per batch: an overestimate, which only shortens the samples.
     let gemm_seconds_estimate = warm_up.elapsed().as_secs_f64() / warm_up_runs as f64;
+    stage("timing");
     let timestamped = if use_timestamps {
         time_on_gpu(context, gemm, &buffers, runs, gemm_seconds_estimate)?
     } else {
@@ -259,6 +246,7 @@ fn measure<I: Element, O: Element>(
     let median_seconds = median(seconds);
 
     // Each run computed the same C (beta = 0), so the last result checks them all.
+    stage("checking against the CPU reference");
     let result: Vec<O> = pollster::block_on(context.download(&c_buffer, c.len()))?;
     let reference = if gemm.flops() / 2.0 <= 512.0 * 512.0 * 512.0 {
         Reference::compute(&resolved, &a, &b, &c)?
@@ -342,23 +330,21 @@ fn time_with_wall_clock(
 fn measure_types(
     context: &Context,
     gemm: &Gemm,
-    runs: usize,
-    use_timestamps: bool,
-    pack: bool,
-    tune: bool,
+    how: How,
+    bar: &ProgressBar,
 ) -> Result<Measurement, coopgemm::Error> {
-    let (c, g, r, t, p) = (context, gemm, runs, use_timestamps, pack);
+    let (c, g) = (context, gemm);
     match gemm.types {
-        GemmTypes::F32 => measure::<f32, f32>(c, g, r, t, p, tune),
-        GemmTypes::F16_F32 => measure::<half::f16, f32>(c, g, r, t, p, tune),
+        GemmTypes::F32 => measure::<f32, f32>(c, g, how, bar),
+        GemmTypes::F16_F32 => measure::<half::f16, f32>(c, g, how, bar),
         GemmTypes::F16_ACC_F16 | GemmTypes::F16_F32_F16 => {
-            measure::<half::f16, half::f16>(c, g, r, t, p, tune)
+            measure::<half::f16, half::f16>(c, g, how, bar)
         }
-        GemmTypes::BF16_F32 => measure::<half::bf16, f32>(c, g, r, t, p, tune),
-        GemmTypes::BF16_F32_BF16 => measure::<half::bf16, half::bf16>(c, g, r, t, p, tune),
-        GemmTypes::F32_F32_F16 => measure::<f32, half::f16>(c, g, r, t, p, tune),
-        GemmTypes::F32_F32_BF16 => measure::<f32, half::bf16>(c, g, r, t, p, tune),
-        GemmTypes::I8_I32 => measure::<i8, i32>(c, g, r, t, p, tune),
+        GemmTypes::BF16_F32 => measure::<half::bf16, f32>(c, g, how, bar),
+        GemmTypes::BF16_F32_BF16 => measure::<half::bf16, half::bf16>(c, g, how, bar),
+        GemmTypes::F32_F32_F16 => measure::<f32, half::f16>(c, g, how, bar),
+        GemmTypes::F32_F32_BF16 => measure::<f32, half::bf16>(c, g, how, bar),
+        GemmTypes::I8_I32 => measure::<i8, i32>(c, g, how, bar),
         other => Err(coopgemm::Error::Unsupported {
             backend: BackendKind::Simt,
             reason: format!("no host types for {other}"),
@@ -370,7 +356,7 @@ fn measure_types(
 const CPU_BACKEND: &str = "cpu-matrixmultiply";
 
 /// One measured case, as a table row and a JSON record.
-struct Record<'a> {
+struct Case<'a> {
     backend: &'a str,
     types: GemmTypes,
     shape: (u32, u32, u32),
@@ -379,63 +365,63 @@ struct Record<'a> {
     reference_tflops: Option<f64>,
     /// GFLOP/s over the CPU baseline's at this shape (f32 GPU records only).
     ratio_to_cpu: Option<f64>,
-    /// How B was stored (`row`, `column`, `packed`).
-    b_layout: &'static str,
+    b_layout: BLayout,
     adapter: &'a str,
 }
 
-/// Prints `record`'s table row and appends its JSON object (and a comma) to `json`.
-fn report(json: &mut String, record: &Record<'_>) {
-    let number = |value: f64| {
-        if value.is_finite() {
-            format!("{value}")
-        } else {
-            "null".to_string()
-        }
-    };
-    let optional = |value: Option<f64>| value.map_or("null".to_string(), |v| format!("{v:.4}"));
-    let (m, n, k) = record.shape;
-    let measurement = record.measurement;
+/// Rounded to 4 decimals, as the records have always given ratios and host times.
+fn round4(value: f64) -> f64 {
+    (value * 1e4).round() / 1e4
+}
+
+/// Prints `case`'s table row (above `bar`) and returns its record.
+fn report(case: &Case<'_>, bar: &ProgressBar) -> BenchRecord {
+    let (m, n, k) = case.shape;
+    let measurement = case.measurement;
     let gflops = Gemm::new(m, n, k).flops() / measurement.median_seconds / 1e9;
-    let ratio = record.reference_tflops.map(|r| gflops / 1e3 / r);
-    println!(
+    let ratio = case.reference_tflops.map(|r| gflops / 1e3 / r);
+    let row = format!(
         "{:<18} {:<8} {:>16} {:>10.3} {:>11.1} {:>7} {:>7} {:>9.1e}  {}{}{}",
-        record.backend,
-        record.types.short_name(),
+        case.backend,
+        case.types.short_name(),
         format!("{m}x{n}x{k}"),
         measurement.median_seconds * 1e3,
         gflops,
         ratio.map_or("-".to_string(), |r| format!("{r:.2}")),
-        record
-            .ratio_to_cpu
+        case.ratio_to_cpu
             .map_or("-".to_string(), |r| format!("{r:.2}")),
         measurement.max_relative_error,
         measurement.config,
-        if record.b_layout == "row" {
-            String::new()
-        } else {
-            format!(" [B {}]", record.b_layout)
+        match case.b_layout {
+            BLayout::Row => String::new(),
+            other => format!(" [B {}]", other.name()),
         },
         if measurement.passed { "" } else { "  MISMATCH" }
     );
-    let _ = writeln!(
-        json,
-        "  {{\"backend\": \"{}\", \"dtype\": \"{}\", \"m\": {m}, \"n\": {n}, \"k\": {k}, \"batch\": 1, \"b_layout\": \"{}\", \"config\": \"{}\", \"timing\": \"{}\", \"median_ms\": {}, \"host_submit_ms\": {}, \"gflops\": {}, \"max_rel_error\": {}, \"verified\": {}, \"reference_tflops\": {}, \"ratio\": {}, \"ratio_to_cpu\": {}, \"adapter\": \"{}\"}},",
-        record.backend,
-        record.types.short_name(),
-        record.b_layout,
-        measurement.config.replace('"', "'"),
-        measurement.timing,
-        number(measurement.median_seconds * 1e3),
-        optional(measurement.host_submit_seconds.map(|s| s * 1e3)),
-        number(gflops),
-        number(measurement.max_relative_error),
-        measurement.passed,
-        record.reference_tflops.map_or("null".to_string(), |r| r.to_string()),
-        optional(ratio),
-        optional(record.ratio_to_cpu),
-        record.adapter.replace('"', "'"),
-    );
+    bar.suspend(|| println!("{row}"));
+    BenchRecord {
+        backend: case.backend.to_string(),
+        dtype: case.types.short_name().to_string(),
+        m,
+        n,
+        k,
+        batch: 1,
+        b_layout: case.b_layout.name().to_string(),
+        config: measurement.config.clone(),
+        timing: measurement.timing.to_string(),
+        median_ms: record::finite(measurement.median_seconds * 1e3),
+        host_submit_ms: measurement
+            .host_submit_seconds
+            .and_then(|s| record::finite(round4(s * 1e3))),
+        gflops: record::finite(gflops),
+        max_rel_error: record::finite(measurement.max_relative_error),
+        verified: measurement.passed,
+        reference_tflops: case.reference_tflops,
+        ratio: ratio.and_then(|r| record::finite(round4(r))),
+        ratio_to_cpu: case.ratio_to_cpu.and_then(|r| record::finite(round4(r))),
+        adapter: case.adapter.to_string(),
+        extra: Default::default(),
+    }
 }
 
 /// `c = a * b` for row-major `a` (rows × k), `b` (k × n) and `c` (rows × n) on this thread.
@@ -483,7 +469,12 @@ const CPU_SECONDS: f64 = 5.0;
 
 /// The CPU baseline at one shape: `matrixmultiply::sgemm` on one thread and on all cores,
 /// each the median of up to `runs` calls after one warm-up call; the faster one, verified.
-fn measure_cpu((m, n, k): (u32, u32, u32), runs: usize) -> Result<Measurement, coopgemm::Error> {
+/// `bar`'s message follows the runs.
+fn measure_cpu(
+    (m, n, k): (u32, u32, u32),
+    runs: usize,
+    bar: &ProgressBar,
+) -> Result<Measurement, coopgemm::Error> {
     let gemm = Gemm::new(m, n, k);
     let resolved = gemm.resolve()?;
     let shape = (m as usize, n as usize, k as usize);
@@ -499,6 +490,10 @@ fn measure_cpu((m, n, k): (u32, u32, u32), runs: usize) -> Result<Measurement, c
         while seconds.len() < runs
             && (seconds.len() < 3 || started.elapsed().as_secs_f64() < CPU_SECONDS)
         {
+            bar.set_message(format!(
+                "{m}x{n}x{k} f32 on the CPU, {threads} thread(s): run {} of up to {runs}",
+                seconds.len() + 1
+            ));
             let run = Instant::now();
             cpu_gemm(threads, shape, &a, &b, &mut c);
             seconds.push(run.elapsed().as_secs_f64());
@@ -511,6 +506,9 @@ fn measure_cpu((m, n, k): (u32, u32, u32), runs: usize) -> Result<Measurement, c
         .min_by(|x, y| x.1.total_cmp(&y.1))
         .ok_or_else(|| coopgemm::Error::Device("no CPU timing".into()))?;
     // Verify the faster configuration's own result.
+    bar.set_message(format!(
+        "{m}x{n}x{k} f32 on the CPU: checking against the reference"
+    ));
     cpu_gemm(threads, shape, &a, &b, &mut c);
     let zeros = vec![0.0f32; c.len()];
     let reference = if gemm.flops() / 2.0 <= 512.0 * 512.0 * 512.0 {
@@ -543,15 +541,12 @@ fn measure_cpu((m, n, k): (u32, u32, u32), runs: usize) -> Result<Measurement, c
 }
 
 fn main() {
+    let args: Args = common::cli::parse();
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
-    let args = parse_args().unwrap_or_else(|message| {
-        eprintln!("{message}");
-        std::process::exit(2);
-    });
-    let reference = args
+    let reference: Option<Vec<ReferenceEntry>> = args
         .reference
         .as_deref()
-        .map(read_reference)
+        .map(anchors::read)
         .transpose()
         .unwrap_or_else(|message| {
             eprintln!("{message}");
@@ -559,7 +554,7 @@ fn main() {
         });
     // Tuning may take its time here: a benchmark measures the steady state.
     let options = coopgemm::ContextOptions {
-        tuning_time_limit: std::time::Duration::from_secs(60),
+        tuning_time_limit: TUNING_TIME_LIMIT,
         ..Default::default()
     };
     let context = pollster::block_on(Context::with_options(options)).unwrap_or_else(|error| {
@@ -578,85 +573,95 @@ fn main() {
             }
         }
     }
-    let cpu_baseline = args
-        .cpu
-        .unwrap_or(context.adapter_info().device_type == wgpu::DeviceType::Cpu)
-        && args.dtypes.contains(&GemmTypes::F32);
+    let runs = args.runs as usize;
+    let cpu_baseline =
+        args.cpu_baseline(context.adapter_info().device_type == wgpu::DeviceType::Cpu);
     // GFLOP/s of the CPU baseline by shape, measured before the first GPU case of the shape.
     let mut cpu_gflops: HashMap<(u32, u32, u32), Option<f64>> = HashMap::new();
-    let mut json = String::from("[\n");
+    let mut records = Vec::new();
     println!(
         "{:<18} {:<8} {:>16} {:>10} {:>11} {:>7} {:>7} {:>9}  config",
         "backend", "dtype", "m x n x k", "median ms", "GFLOP/s", "ratio", "vs cpu", "max rel"
     );
+    let bar = progress::bar(cases.len() as u64, args.quiet);
+    bar.enable_steady_tick(std::time::Duration::from_millis(250));
+    let say = |line: String| {
+        if !args.quiet {
+            progress::note(&bar, line)
+        }
+    };
+    let fail = |line: String| progress::note(&bar, line);
     let mut failures = 0;
     for (index, &((m, n, k), types, kind, b_layout)) in cases.iter().enumerate() {
         let reference_for = |types: GemmTypes| {
-            reference.as_ref().and_then(|entries| {
-                entries
-                    .iter()
-                    .find(|(label, shape, _)| {
-                        label.contains(reference_label(types)) && *shape == (m, n, k)
-                    })
-                    .map(|(_, _, value)| *value)
-            })
+            reference
+                .as_deref()
+                .and_then(|entries| anchors::find(entries, types, (m, n, k)))
+                .map(|entry| entry.tflops)
         };
         if cpu_baseline && !cpu_gflops.contains_key(&(m, n, k)) {
-            eprintln!("[cpu] {m}x{n}x{k} f32 on matrixmultiply");
-            let gflops = match measure_cpu((m, n, k), args.runs) {
+            say(format!("[cpu] {m}x{n}x{k} f32 on matrixmultiply"));
+            bar.set_message(format!("{m}x{n}x{k} f32 on the CPU (matrixmultiply)"));
+            let gflops = match measure_cpu((m, n, k), runs, &bar) {
                 Ok(measurement) => {
                     if !measurement.passed {
                         failures += 1;
                     }
                     let gflops = Gemm::new(m, n, k).flops() / measurement.median_seconds / 1e9;
-                    report(
-                        &mut json,
-                        &Record {
+                    records.push(report(
+                        &Case {
                             backend: CPU_BACKEND,
                             types: GemmTypes::F32,
                             shape: (m, n, k),
                             measurement: &measurement,
                             reference_tflops: reference_for(GemmTypes::F32),
                             ratio_to_cpu: None,
-                            b_layout: "row",
+                            b_layout: BLayout::Row,
                             adapter: &adapter,
                         },
-                    );
+                        &bar,
+                    ));
                     measurement.passed.then_some(gflops)
                 }
                 Err(error) => {
-                    eprintln!("    failed: {error}");
+                    fail(format!("    failed: {error}"));
                     failures += 1;
                     None
                 }
             };
             cpu_gflops.insert((m, n, k), gflops);
         }
-        eprintln!(
-            "[{}/{}] {m}x{n}x{k} {} on {kind}, B {b_layout}",
-            index + 1,
-            cases.len(),
-            types.short_name()
+        let name = format!(
+            "{m}x{n}x{k} {} on {kind}, B {}",
+            types.short_name(),
+            b_layout.name()
         );
+        say(format!("[{}/{}] {name}", index + 1, cases.len()));
+        bar.set_message(name);
+        bar.set_position(index as u64);
         let handle = context.with_backend(BackendChoice::Force(kind));
         let mut gemm = Gemm::new(m, n, k).types(types);
-        if b_layout != "row" {
+        if b_layout != BLayout::Row {
             gemm = gemm.b(coopgemm::MatrixLayout::column_major());
         }
         if let Err(error) = handle.select(&gemm) {
-            eprintln!("    skipped: {error}");
+            say(format!("    skipped: {error}"));
             continue;
         }
-        let pack = b_layout == "packed";
-        let measurement =
-            match measure_types(&handle, &gemm, args.runs, args.timestamps, pack, args.tune) {
-                Ok(measurement) => measurement,
-                Err(error) => {
-                    eprintln!("    failed: {error}");
-                    failures += 1;
-                    continue;
-                }
-            };
+        let how = How {
+            runs,
+            use_timestamps: !args.wall_clock,
+            pack: b_layout == BLayout::Packed,
+            tune: !args.no_tune,
+        };
+        let measurement = match measure_types(&handle, &gemm, how, &bar) {
+            Ok(measurement) => measurement,
+            Err(error) => {
+                fail(format!("    failed: {error}"));
+                failures += 1;
+                continue;
+            }
+        };
         if !measurement.passed {
             failures += 1;
         }
@@ -669,9 +674,8 @@ fn main() {
                 .map(|cpu| gflops / cpu),
             _ => None,
         };
-        report(
-            &mut json,
-            &Record {
+        records.push(report(
+            &Case {
                 backend: kind.name(),
                 types,
                 shape: (m, n, k),
@@ -681,19 +685,16 @@ fn main() {
                 b_layout,
                 adapter: &adapter,
             },
-        );
+            &bar,
+        ));
     }
-    if json.ends_with(",\n") {
-        json.truncate(json.len() - 2);
-        json.push('\n');
-    }
-    json.push_str("]\n");
+    bar.finish_and_clear();
     if let Some(path) = &args.json {
-        if let Err(error) = std::fs::write(path, &json) {
-            eprintln!("{path}: {error}");
+        if let Err(message) = record::write(path, &records) {
+            eprintln!("{message}");
             std::process::exit(1);
         }
-        eprintln!("wrote {path}");
+        eprintln!("wrote {}", path.display());
     }
     if failures > 0 {
         eprintln!("{failures} cases failed or did not match the reference");

@@ -37,64 +37,56 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
+use clap::Parser;
 use coopgemm::{
     BackendChoice, BackendKind, Context, ContextOptions, DiskCache, Element, Gemm, GemmBuffers,
     GemmTypes, Reference,
 };
 
+#[allow(dead_code)]
+mod common;
+use common::cli::{parse_backend_choice, parse_types};
+
+/// Wall time from process start to the first verified GEMM result, step by step; prints a
+/// table and one JSON line ({"cold_start": ...}) for scripts.
+#[derive(Parser, Debug)]
+#[command(name = "cold_start", version, args_override_self = true)]
 struct Args {
-    m: u32,
-    n: u32,
-    k: u32,
+    /// SIZE (M = N = K) or M N K
+    #[arg(value_name = "SIZE", num_args = 0..=3, default_values_t = [1024])]
+    sizes: Vec<u32>,
+    /// Types by short name: f32, f16, f16acc16, bf16, i8
+    #[arg(long, value_parser = parse_types, default_value = "f32")]
     types: GemmTypes,
+    /// Backend: auto, simt, coopmat, wgsl-coopmat
+    #[arg(long, value_parser = parse_backend_choice, default_value = "auto")]
     backend: BackendChoice,
-    cache: DiskCache,
+    /// Pipeline-cache directory [default: COOPGEMM_CACHE_DIR, else ~/.cache/coopgemm]
+    #[arg(long, value_name = "DIR", conflicts_with = "no_cache")]
+    cache_dir: Option<PathBuf>,
+    /// No disk cache
+    #[arg(long)]
+    no_cache: bool,
 }
 
-fn parse_args() -> Result<Args, String> {
-    let usage = "usage: cold_start [SIZE | M N K] [--types f32|f16|f16acc16|bf16|i8] [--backend auto|simt|coopmat|wgsl-coopmat] [--cache-dir DIR] [--no-cache]";
-    let mut args = Args {
-        m: 1024,
-        n: 1024,
-        k: 1024,
-        types: GemmTypes::F32,
-        backend: BackendChoice::Auto,
-        cache: DiskCache::Default,
-    };
-    let mut sizes = Vec::new();
-    let mut iter = std::env::args().skip(1);
-    while let Some(arg) = iter.next() {
-        let mut value = || iter.next().ok_or(format!("{arg} needs a value"));
-        match arg.as_str() {
-            "--types" => {
-                let name = value()?;
-                args.types = GemmTypes::parse(&name).ok_or(format!("unknown types {name}"))?;
-            }
-            "--backend" => {
-                let name = value()?;
-                args.backend = match name.as_str() {
-                    "auto" => BackendChoice::Auto,
-                    other => BackendChoice::Force(
-                        BackendKind::parse(other).ok_or(format!("unknown backend {other}"))?,
-                    ),
-                };
-            }
-            "--cache-dir" => args.cache = DiskCache::Dir(PathBuf::from(value()?)),
-            "--no-cache" => args.cache = DiskCache::Off,
-            "-h" | "--help" => return Err(usage.into()),
-            size => sizes.push(
-                size.parse::<u32>()
-                    .map_err(|_| format!("not a size: {size}\n{usage}"))?,
-            ),
+impl Args {
+    /// (m, n, k), or a usage error for two sizes.
+    fn shape(&self) -> (u32, u32, u32) {
+        match self.sizes[..] {
+            [m, n, k] => (m, n, k),
+            [s] => (s, s, s),
+            [] => (1024, 1024, 1024),
+            _ => common::cli::exit_with_usage::<Args>("give one size (M = N = K) or three (M N K)"),
         }
     }
-    match sizes[..] {
-        [] => {}
-        [s] => (args.m, args.n, args.k) = (s, s, s),
-        [m, n, k] => (args.m, args.n, args.k) = (m, n, k),
-        _ => return Err(format!("one size or three\n{usage}")),
+
+    fn cache(&self) -> DiskCache {
+        match (&self.cache_dir, self.no_cache) {
+            (_, true) => DiskCache::Off,
+            (Some(dir), false) => DiskCache::Dir(dir.clone()),
+            (None, false) => DiskCache::Default,
+        }
     }
-    Ok(args)
 }
 
 /// Milliseconds from the kernel starting this process to now, from `/proc/self/stat`
@@ -194,23 +186,22 @@ fn first_result<I: Element, O: Element>(
 fn main() {
     let started = Instant::now();
     let pre_main_ms = since_process_start_ms();
-    let args = parse_args().unwrap_or_else(|message| {
-        eprintln!("{message}");
-        std::process::exit(2);
-    });
+    let args: Args = common::cli::parse();
+    let (m, n, k) = args.shape();
+    let cache = args.cache();
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
-    let cache_dir = args.cache.directory();
+    let cache_dir = cache.directory();
     let mut clock = Instant::now();
     let mut steps = Steps::default();
     steps.lap("startup", &mut clock);
     let outcome = (|| {
         let context = pollster::block_on(Context::with_options(ContextOptions {
             backend: args.backend,
-            disk_cache: args.cache.clone(),
+            disk_cache: cache.clone(),
             ..Default::default()
         }))?;
         steps.lap("instance+device", &mut clock);
-        let gemm = Gemm::new(args.m, args.n, args.k).types(args.types);
+        let gemm = Gemm::new(m, n, k).types(args.types);
         let outcome = match args.types {
             GemmTypes::F32 => first_result::<f32, f32>(&context, &gemm, steps, &mut clock, started),
             GemmTypes::F16_F32 => {
@@ -257,10 +248,7 @@ fn main() {
         adapter.name, adapter.backend, adapter.device_type, adapter.driver_info
     );
     println!(
-        "{}x{}x{} {} on {}: {} ({} elements checked, max relative error {:.1e})",
-        args.m,
-        args.n,
-        args.k,
+        "{m}x{n}x{k} {} on {}: {} ({} elements checked, max relative error {:.1e})",
         args.types,
         outcome.kernel,
         if outcome.verified {
@@ -305,33 +293,42 @@ fn main() {
         "gemm repeat", outcome.gemm_repeat_ms
     );
 
+    // Through serde_json, so that the adapter's name and the directory come out escaped.
     let key = |name: &str| name.replace(['+', ' '], "_");
-    let mut json = format!(
-        "{{\"cold_start\": {{\"m\": {}, \"n\": {}, \"k\": {}, \"dtype\": \"{}\", \"kernel\": \"{}\", \"adapter\": \"{}\", \"verified\": {}, \"cache_dir\": {}, \"cache_bytes\": {}",
-        args.m,
-        args.n,
-        args.k,
-        args.types.short_name(),
-        outcome.kernel,
-        adapter.name.replace('"', "'"),
-        outcome.verified,
-        cache_dir.as_ref().map_or("null".to_string(), |dir| format!(
-            "\"{}\"",
-            dir.display().to_string().replace('\\', "/").replace('"', "'")
-        )),
-        cache_files.iter().map(|(_, size)| size).sum::<u64>(),
+    let round = |ms: f64, places: i32| (ms * 10f64.powi(places)).round() / 10f64.powi(places);
+    let mut fields = serde_json::Map::new();
+    let mut field = |name: String, value: serde_json::Value| fields.insert(name, value);
+    field("m".into(), m.into());
+    field("n".into(), n.into());
+    field("k".into(), k.into());
+    field("dtype".into(), args.types.short_name().into());
+    field("kernel".into(), outcome.kernel.clone().into());
+    field("adapter".into(), adapter.name.clone().into());
+    field("verified".into(), outcome.verified.into());
+    field(
+        "cache_dir".into(),
+        cache_dir
+            .as_ref()
+            .map(|dir| dir.display().to_string())
+            .into(),
     );
-    json.push_str(&format!(
-        ", \"pre_main_ms\": {}",
-        pre_main_ms.map_or("null".to_string(), |ms| format!("{ms:.1}"))
-    ));
+    field(
+        "cache_bytes".into(),
+        cache_files.iter().map(|(_, size)| size).sum::<u64>().into(),
+    );
+    field(
+        "pre_main_ms".into(),
+        pre_main_ms.map(|ms| round(ms, 1)).into(),
+    );
     for (name, ms) in &outcome.steps.0 {
-        json.push_str(&format!(", \"{}_ms\": {ms:.3}", key(name)));
+        field(format!("{}_ms", key(name)), round(*ms, 3).into());
     }
-    json.push_str(&format!(
-        ", \"total_ms\": {:.3}, \"gemm_repeat_ms\": {:.3}}}}}",
-        outcome.total_ms, outcome.gemm_repeat_ms
-    ));
+    field("total_ms".into(), round(outcome.total_ms, 3).into());
+    field(
+        "gemm_repeat_ms".into(),
+        round(outcome.gemm_repeat_ms, 3).into(),
+    );
+    let json = serde_json::json!({ "cold_start": fields });
     println!("{json}");
     if !outcome.verified {
         std::process::exit(1);

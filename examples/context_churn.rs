@@ -13,11 +13,35 @@ use std::time::{Duration, Instant};
 
 use coopgemm::{Context, ContextOptions, Gemm, GemmBuffers, GemmTypes};
 
+#[allow(dead_code)]
+mod common;
+
+/// Opens, uses and drops contexts on several threads at once, and says how far each thread
+/// got: a check that contexts can be created concurrently.
+#[derive(clap::Parser, Debug)]
+#[command(name = "context_churn", version)]
+struct Args {
+    /// Threads, each opening, using and dropping contexts
+    #[arg(default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..))]
+    threads: u32,
+    /// Contexts each thread opens in turn
+    #[arg(default_value_t = 5)]
+    rounds: u32,
+    /// `serial-open`: open and drop contexts one at a time (the GEMMs still concurrent)
+    #[arg(value_enum)]
+    mode: Option<Mode>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Mode {
+    /// Contexts opened and dropped one at a time
+    SerialOpen,
+}
+
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let threads: usize = args.first().and_then(|a| a.parse().ok()).unwrap_or(8);
-    let rounds: usize = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(5);
-    let serial_open = args.iter().any(|a| a == "serial-open");
+    let args: Args = common::cli::parse();
+    let (threads, rounds) = (args.threads as usize, args.rounds as usize);
+    let serial_open = args.mode == Some(Mode::SerialOpen);
     let progress = Arc::new(
         (0..threads)
             .map(|_| AtomicUsize::new(0))

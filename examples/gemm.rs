@@ -10,75 +10,81 @@
 
 use std::time::Instant;
 
+use clap::Parser;
 use coopgemm::{
     BackendChoice, BackendKind, Context, ContextOptions, Element, Gemm, GemmBuffers, GemmTypes,
     MatrixLayout, Order, Reference,
 };
 
+#[allow(dead_code)]
+mod common;
+use common::cli::{parse_backend_choice, parse_types};
+use common::progress;
+
+/// Multiplies random matrices on the GPU, checks C against the CPU reference and reports the
+/// time and throughput.
+#[derive(Parser, Debug)]
+#[command(
+    name = "gemm",
+    args_override_self = true,
+    version,
+    after_help = "Set RUST_LOG=debug for the tile configuration and per-call timings."
+)]
 struct Args {
-    m: u32,
-    n: u32,
-    k: u32,
+    /// M [N [K]]: one size is M = N = K, two are M and N = K
+    #[arg(value_name = "SIZE", num_args = 0..=3, default_values_t = [1024])]
+    sizes: Vec<u32>,
+    /// Types by short name: f32, f16, f16acc16, bf16, i8, f16-f32-f16, bf16-f32-bf16,
+    /// f32-f32-f16, f32-f32-bf16
+    #[arg(long, value_parser = parse_types, default_value = "f32")]
     types: GemmTypes,
+    /// Backend: auto, simt, coopmat, wgsl-coopmat
+    #[arg(long, value_parser = parse_backend_choice, default_value = "auto")]
     backend: BackendChoice,
-    runs: usize,
-    a_order: Order,
-    b_order: Order,
+    /// GEMMs timed back to back (after one warm-up)
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
+    runs: u32,
+    /// A stored column-major (a transposed row-major array)
+    #[arg(long)]
+    a_column_major: bool,
+    /// B stored column-major (a transposed row-major array)
+    #[arg(long)]
+    b_column_major: bool,
+    /// No progress spinner while the CPU reference runs
+    #[arg(long, short)]
+    quiet: bool,
 }
 
-fn parse_args() -> Result<Args, String> {
-    let mut sizes = Vec::new();
-    let mut args = Args {
-        m: 1024,
-        n: 1024,
-        k: 1024,
-        types: GemmTypes::F32,
-        backend: BackendChoice::Auto,
-        runs: 10,
-        a_order: Order::RowMajor,
-        b_order: Order::RowMajor,
-    };
-    let mut iter = std::env::args().skip(1);
-    while let Some(arg) = iter.next() {
-        match arg.as_str() {
-            "--types" => {
-                let name = iter.next().ok_or("--types needs a value")?;
-                args.types = GemmTypes::parse(&name).ok_or(format!("unknown types {name}"))?;
-            }
-            "--backend" => {
-                let name = iter.next().ok_or("--backend needs a value")?;
-                args.backend = match name.as_str() {
-                    "auto" => BackendChoice::Auto,
-                    other => BackendChoice::Force(BackendKind::parse(other).ok_or(format!("unknown backend {other}"))?),
-                };
-            }
-            "--a-column-major" => args.a_order = Order::ColumnMajor,
-            "--b-column-major" => args.b_order = Order::ColumnMajor,
-            "--runs" => args.runs = iter.next().and_then(|v| v.parse().ok()).ok_or("--runs needs a number")?,
-            "-h" | "--help" => return Err("usage: gemm [M [N [K]]] [--types f32|f16|f16acc16|bf16|i8|f16-f32-f16|bf16-f32-bf16|f32-f32-f16|f32-f32-bf16] [--backend auto|simt|coopmat|wgsl-coopmat] [--runs N] [--a-column-major] [--b-column-major]".into()),
-            size => sizes.push(size.parse::<u32>().map_err(|_| format!("not a size: {size}"))?),
+impl Args {
+    /// (m, n, k) from the sizes given.
+    fn shape(&self) -> (u32, u32, u32) {
+        match self.sizes[..] {
+            [m, n, k] => (m, n, k),
+            [m, n] => (m, n, n),
+            [s] => (s, s, s),
+            _ => (1024, 1024, 1024),
         }
     }
-    match sizes.as_slice() {
-        [] => {}
-        [s] => (args.m, args.n, args.k) = (*s, *s, *s),
-        [m, n] => (args.m, args.n, args.k) = (*m, *n, *n),
-        [m, n, k] => (args.m, args.n, args.k) = (*m, *n, *k),
-        _ => return Err("at most three sizes".into()),
+
+    fn order(column_major: bool) -> Order {
+        if column_major {
+            Order::ColumnMajor
+        } else {
+            Order::RowMajor
+        }
     }
-    args.runs = args.runs.max(1);
-    Ok(args)
 }
 
 fn run<I: Element, O: Element>(context: &Context, args: &Args) -> Result<(), coopgemm::Error> {
-    let gemm = Gemm::new(args.m, args.n, args.k)
+    let (m, n, k) = args.shape();
+    let gemm = Gemm::new(m, n, k)
         .types(args.types)
         .a(MatrixLayout {
-            order: args.a_order,
+            order: Args::order(args.a_column_major),
             ..Default::default()
         })
         .b(MatrixLayout {
-            order: args.b_order,
+            order: Args::order(args.b_column_major),
             ..Default::default()
         });
     let resolved = gemm.resolve()?;
@@ -107,11 +113,12 @@ fn run<I: Element, O: Element>(context: &Context, args: &Args) -> Result<(), coo
     context.run(&gemm, &buffers)?;
     context.wait()?;
     let started = Instant::now();
-    for _ in 0..args.runs {
+    let runs = args.runs as usize;
+    for _ in 0..runs {
         context.run(&gemm, &buffers)?;
     }
     context.wait()?;
-    let seconds_per_run = started.elapsed().as_secs_f64() / args.runs as f64;
+    let seconds_per_run = started.elapsed().as_secs_f64() / runs as f64;
     log::debug!("{} runs: {:.3} ms each", args.runs, seconds_per_run * 1e3);
     let result: Vec<O> = pollster::block_on(context.download(&c_buffer, c.len()))?;
 
@@ -119,12 +126,24 @@ fn run<I: Element, O: Element>(context: &Context, args: &Args) -> Result<(), coo
     // Past 512³ multiply-adds the full f64 reference takes minutes on one core: check a
     // spread sample of elements (corners included) instead.
     let full_check = gemm.flops() / 2.0 <= 512.0 * 512.0 * 512.0;
+    let spinner = progress::spinner(
+        format!(
+            "CPU reference ({})",
+            if full_check {
+                "every element"
+            } else {
+                "4096 sampled elements"
+            }
+        ),
+        args.quiet,
+    );
     let reference = if full_check {
         Reference::compute(&resolved, &a, &b, &c)?
     } else {
         Reference::sampled(&resolved, &a, &b, &c, 4096)?
     };
     let comparison = reference.compare(&result);
+    spinner.finish_and_clear();
     println!(
         "verify: {} ({} elements, max relative error {:.2e}, worst error/tolerance {:.3}; CPU reference took {:.1} s)",
         if comparison.passed() { "ok" } else { "MISMATCH" },
@@ -134,13 +153,9 @@ fn run<I: Element, O: Element>(context: &Context, args: &Args) -> Result<(), coo
         checked.elapsed().as_secs_f64()
     );
     println!(
-        "{}x{}x{} {}: {:.3} ms per GEMM (mean of {} back-to-back runs), {:.1} GFLOP/s",
-        args.m,
-        args.n,
-        args.k,
+        "{m}x{n}x{k} {}: {:.3} ms per GEMM (mean of {runs} back-to-back runs), {:.1} GFLOP/s",
         args.types,
         seconds_per_run * 1e3,
-        args.runs,
         gemm.flops() / seconds_per_run / 1e9
     );
     if let Some((index, got, want, tolerance)) = comparison.first_mismatch {
@@ -154,13 +169,7 @@ fn run<I: Element, O: Element>(context: &Context, args: &Args) -> Result<(), coo
 
 fn main() {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("info")).init();
-    let args = match parse_args() {
-        Ok(args) => args,
-        Err(message) => {
-            eprintln!("{message}");
-            std::process::exit(2);
-        }
-    };
+    let args: Args = common::cli::parse();
     let outcome = (|| {
         let context = pollster::block_on(Context::with_options(ContextOptions {
             backend: args.backend,

@@ -8,7 +8,17 @@
 
 use coopgemm::{Context, Gemm, GemmTypes};
 
+#[allow(dead_code)]
+mod common;
+
+/// Prints the adapter, each backend with why it is or is not available, and the device's
+/// cooperative-matrix configurations. Takes no options.
+#[derive(clap::Parser, Debug)]
+#[command(name = "info", version)]
+struct Args {}
+
 fn main() {
+    let Args {} = common::cli::parse();
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
     let context = match Context::new_blocking() {
         Ok(context) => context,

@@ -13,6 +13,9 @@
 
 use std::time::Instant;
 
+#[allow(dead_code)]
+mod common;
+
 use coopgemm::{
     Activation, BackendChoice, BackendKind, BiasAxis, Context, ContextOptions, Element, Gemm,
     GemmBuffers, GemmTypes, MatrixLayout, Reference,
@@ -24,42 +27,33 @@ const LAYERS: [(u32, u32, Activation); 3] = [
     (512, 10, Activation::Identity),
 ];
 
+/// Runs a batch x 784 -> 512 -> 512 -> 10 MLP (bias and ReLU fused, pre-packed weights) on
+/// every backend that can, and checks each layer against the CPU reference.
+#[derive(clap::Parser, Debug)]
+#[command(name = "mlp", version, args_override_self = true)]
 struct Args {
+    /// Rows per batch
+    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..))]
     batch: u32,
+    /// Types whose input and output match, as layers feed each other: f32, f16-f32-f16,
+    /// bf16-f32-bf16
+    #[arg(long, value_parser = parse_layer_types, default_value = "f16-f32-f16")]
     types: GemmTypes,
-    iterations: usize,
-    pack: bool,
+    /// Forward passes timed per backend
+    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..))]
+    iterations: u32,
+    /// Keep the weights as stored (B column-major) instead of packing them once
+    #[arg(long)]
+    no_pack: bool,
 }
 
-fn parse_args() -> Result<Args, String> {
-    let mut args = Args {
-        batch: 256,
-        types: GemmTypes::F16_F32_F16,
-        iterations: 50,
-        pack: true,
-    };
-    let mut iter = std::env::args().skip(1);
-    while let Some(flag) = iter.next() {
-        let mut value = || iter.next().ok_or(format!("{flag} needs a value"));
-        match flag.as_str() {
-            "--batch" => args.batch = value()?.parse().map_err(|_| "--batch needs a number")?,
-            "--types" => {
-                let name = value()?;
-                args.types = GemmTypes::parse(&name).ok_or(format!("unknown types {name}"))?;
-                if args.types.input != args.types.output {
-                    return Err("layers feed each other: the types' input and output must match (f32, f16-f32-f16, bf16-f32-bf16)".into());
-                }
-            }
-            "--iterations" => {
-                args.iterations = value()?
-                    .parse()
-                    .map_err(|_| "--iterations needs a number")?
-            }
-            "--no-pack" => args.pack = false,
-            other => return Err(format!("unknown argument {other}")),
-        }
+/// Types a layer can feed to the next: input and output alike.
+fn parse_layer_types(text: &str) -> Result<GemmTypes, String> {
+    let types = common::cli::parse_types(text)?;
+    if types.input != types.output {
+        return Err("layers feed each other: the types' input and output must match (f32, f16-f32-f16, bf16-f32-bf16)".into());
     }
-    Ok(args)
+    Ok(types)
 }
 
 /// One layer: `y = activation(x · Wᵀ + bias)`, W stored `out × in` row-major.
@@ -91,7 +85,7 @@ fn build_layers<T: Element>(context: &Context, args: &Args) -> coopgemm::Result<
                 .collect();
         let bias_host: Vec<f32> = coopgemm::sample_values(outputs as usize, 20 + index as u64);
         let raw_weights = context.upload("weights", &weights_host)?;
-        let (packed_gemm, weights) = if args.pack {
+        let (packed_gemm, weights) = if !args.no_pack {
             let packed = context.pack_b(&gemm, &raw_weights)?;
             (packed.gemm(&gemm), packed.buffer().clone())
         } else {
@@ -144,11 +138,11 @@ fn run<T: Element>(context: &Context, args: &Args, kind: BackendKind) -> coopgem
     let kernels = forward(context, &layers, &input)?;
     context.wait()?;
     let start = Instant::now();
-    for _ in 0..args.iterations {
+    for _ in 0..args.iterations as usize {
         forward(context, &layers, &input)?;
     }
     context.wait()?;
-    let per_batch = start.elapsed().as_secs_f64() / args.iterations as f64;
+    let per_batch = start.elapsed().as_secs_f64() / f64::from(args.iterations);
     let flops: f64 = layers.iter().map(|layer| layer.gemm.flops()).sum();
     println!(
         "{kind}: {:.3} ms per batch of {} ({:.1} GFLOP/s; kernels {kernels})",
@@ -196,13 +190,7 @@ fn run<T: Element>(context: &Context, args: &Args, kind: BackendKind) -> coopgem
 
 fn main() {
     env_logger::init();
-    let args = match parse_args() {
-        Ok(args) => args,
-        Err(message) => {
-            eprintln!("{message}");
-            std::process::exit(2);
-        }
-    };
+    let args: Args = common::cli::parse();
     let context = match pollster::block_on(Context::with_options(ContextOptions::default())) {
         Ok(context) => context,
         Err(error) => {
@@ -215,7 +203,7 @@ fn main() {
         context.adapter_info().name,
         args.batch,
         args.types,
-        if args.pack {
+        if !args.no_pack {
             "pre-packed"
         } else {
             "as stored (out x in)"

@@ -13,25 +13,47 @@
 
 use std::time::{Duration, Instant};
 
+use clap::Parser;
 use coopgemm::{Context, ContextOptions, Gemm, GemmTypes};
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
-    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("info")).init();
-    let mut shapes = "4096x4096x4096,4096x512x14336".to_string();
-    let mut dtypes = "f16".to_string();
-    let mut limit = 2.0f64;
-    let mut args = std::env::args().skip(1);
-    while let Some(flag) = args.next() {
-        let mut value = || args.next().ok_or(format!("{flag} needs a value"));
-        match flag.as_str() {
-            "--shapes" => shapes = value()?,
-            "--dtypes" => dtypes = value()?,
-            "--time-limit" => limit = value()?.parse()?,
-            other => return Err(format!("unknown argument {other}").into()),
-        }
+#[allow(dead_code)]
+mod common;
+use common::cli::{parse_shape, parse_types};
+use common::progress;
+
+/// Pre-tunes GEMM shapes into the disk cache, so that later processes run each shape class
+/// with its fastest configuration from their first call.
+#[derive(Parser, Debug)]
+#[command(name = "tune", version, args_override_self = true)]
+struct Args {
+    /// GEMM shapes, MxNxK, comma-separated
+    #[arg(long, value_name = "MxNxK,...", value_delimiter = ',',
+        action = clap::ArgAction::Set, value_parser = parse_shape, default_value = "4096x4096x4096,4096x512x14336")]
+    shapes: Vec<(u32, u32, u32)>,
+    /// Types by short name (f32, f16, bf16, i8, ...), comma-separated
+    #[arg(long, value_name = "TYPES,...", value_delimiter = ',',
+        action = clap::ArgAction::Set, value_parser = parse_types, default_value = "f16")]
+    dtypes: Vec<GemmTypes>,
+    /// Longest time tuning one shape class may take, in seconds
+    #[arg(long, value_name = "SECONDS", default_value_t = 2.0, value_parser = parse_seconds)]
+    time_limit: f64,
+    /// No progress bar
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+fn parse_seconds(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(seconds) if seconds.is_finite() && seconds >= 0.0 => Ok(seconds),
+        _ => Err(format!("{text} is not a number of seconds")),
     }
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Args = common::cli::parse();
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("info")).init();
     let options = ContextOptions {
-        tuning_time_limit: Duration::from_secs_f64(limit),
+        tuning_time_limit: Duration::from_secs_f64(args.time_limit),
         ..Default::default()
     };
     let context = pollster::block_on(Context::with_options(options))?;
@@ -40,24 +62,30 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Some(dir) => eprintln!("cache directory: {}", dir.display()),
         None => eprintln!("disk cache off: winners are kept in this process only"),
     }
-    for dtype in dtypes.split(',') {
-        let types = GemmTypes::parse(dtype).ok_or(format!("unknown dtype {dtype}"))?;
-        for shape in shapes.split(',') {
-            let dims: Vec<u32> = shape.split('x').map(str::parse).collect::<Result<_, _>>()?;
-            let [m, n, k] = dims[..] else {
-                return Err(format!("shape {shape} is not MxNxK").into());
-            };
+    let bar = progress::bar((args.dtypes.len() * args.shapes.len()) as u64, args.quiet);
+    bar.enable_steady_tick(Duration::from_millis(250));
+    for &types in &args.dtypes {
+        let dtype = types.short_name();
+        for &(m, n, k) in &args.shapes {
+            let shape = format!("{m}x{n}x{k}");
+            bar.set_message(format!(
+                "{shape} {dtype}: tuning (up to {} s)",
+                args.time_limit
+            ));
             let gemm = Gemm::new(m, n, k).types(types);
             let started = Instant::now();
             let kernel = context.tune(&[gemm])?.remove(0);
-            println!(
+            let line = format!(
                 "{shape:<18} {dtype:<9} {:<8} {:<48} tuned in {:.2} s",
                 kernel.backend.to_string(),
                 kernel.to_string(),
                 started.elapsed().as_secs_f64()
             );
+            bar.suspend(|| println!("{line}"));
+            bar.inc(1);
         }
     }
+    bar.finish_and_clear();
     Ok(())
 }
 

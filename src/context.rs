@@ -110,8 +110,8 @@ impl Context {
     /// Creates a context on an adapter the caller chose.
     ///
     /// On a Vulkan adapter with `VK_KHR_cooperative_matrix` the device is opened through
-    /// wgpu's HAL with the extensions the cooperative-matrix kernels need (see the README);
-    /// otherwise it is a plain wgpu device with the adapter's limits.
+    /// wgpu's HAL with the extensions the cooperative-matrix kernels need (listed in
+    /// `docs/usage.md`); otherwise it is a plain wgpu device with the adapter's limits.
     pub async fn from_adapter(adapter: &wgpu::Adapter, options: ContextOptions) -> Result<Context> {
         let opened = open::open_device(adapter, &options).await?;
         Ok(Context::assemble(opened, options))
@@ -121,9 +121,9 @@ impl Context {
     ///
     /// The cooperative-matrix backend is available only if the device is a Vulkan device
     /// created with what its kernels need (for example by [`Context::from_adapter`], or by
-    /// the caller as the README describes); the WGSL cooperative-matrix backend only if the
-    /// device was created with `wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX` (on Vulkan or
-    /// Metal); otherwise GEMMs run on the SIMT backend.
+    /// the caller as `docs/usage.md` describes); the WGSL cooperative-matrix backend only if
+    /// the device was created with `wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX` (on
+    /// Vulkan or Metal); otherwise GEMMs run on the SIMT backend.
     pub fn from_wgpu(device: wgpu::Device, queue: wgpu::Queue) -> Context {
         Context::from_wgpu_with_options(device, queue, ContextOptions::default())
     }

@@ -129,3 +129,8 @@ pub mod introspection {
 #[doc = include_str!("../README.md")]
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
+
+/// The Rust examples of `docs/usage.md`, compiled as doctests like the README's.
+#[doc = include_str!("../docs/usage.md")]
+#[cfg(doctest)]
+pub struct UsageDoctests;

@@ -207,8 +207,8 @@ pub struct KernelOverrides {
     pub wgsl_coopmat_config: Option<String>,
     /// Build the wgsl-coopmat kernel with wgpu's runtime checks (`COOPGEMM_WGSL_COOPMAT_CHECKS=1`).
     /// By default it is built without them, like the SIMT kernel: its indices are in bounds
-    /// by construction (`tests/guard.rs` checks it), and on the H100 the checks halve its
-    /// speed (4096³ f16: 32.6 TFLOP/s with them, 66.5 without).
+    /// by construction (`tests/guard.rs` checks it), and the checks halve its speed on a GPU
+    /// (`docs/benchmarks.md`).
     pub wgsl_coopmat_checked: bool,
 }
 
@@ -381,8 +381,8 @@ pub enum AutotuneChoice {
 pub enum SplitKChoice {
     /// Split GEMMs whose output has too few tiles for the GPU and whose K is long, on the
     /// SIMT backend (not on CPU drivers, which have few cores to fill). The cooperative-matrix
-    /// kernels are not split automatically: on the H100 their f32 partials cost more than the
-    /// idle tensor cores (64 × 4096 × 4096 f16: 21 TFLOP/s unsplit, 9–20 split).
+    /// kernels are not split automatically: their f32 partials cost more than the idle
+    /// tensor cores (`docs/benchmarks.md`).
     #[default]
     Auto,
     /// Never split.
@@ -395,9 +395,9 @@ pub enum SplitKChoice {
 /// in column-major order (K contiguous, each column padded to 16 bytes), the layout
 /// [`Context::pack_b`](crate::Context::pack_b) gives kernels that want it.
 ///
-/// The coopmat2 kernel reads 8-bit B several times faster K-contiguous, since NVIDIA's
-/// 8-bit tensor-core loads have no transposing form: on the H100, i8 at 8192³ ran at 361
-/// TOPS from row-major B, 483 with B staged (the copy included) and 514 from column-major B.
+/// The coopmat2 kernel reads 8-bit B faster K-contiguous, since NVIDIA's
+/// 8-bit tensor-core loads have no transposing form; under `Auto` staging repays its copy
+/// from 2048 rows of A (`docs/benchmarks.md` has the measurements).
 ///
 /// ```
 /// use coopgemm::StageBChoice;

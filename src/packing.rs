@@ -7,8 +7,8 @@
 //! (transposed weights included), with rows padded with zeros to the full panel width, so no
 //! load needs an N bound. The exception is the coopmat2 kernel with 8-bit inputs, whose
 //! tensor-core loads want K contiguous: for it B is packed column-major, each column's K
-//! elements padded with zeros to a multiple of 16 bytes (on the H100, i8 at 8192³: 511 TOPS
-//! against 366 from row-major B). The packing runs on the GPU (`wgsl/pack_b.wgsl`; the
+//! elements padded with zeros to a multiple of 16 bytes (`docs/benchmarks.md` has the
+//! measurements). The packing runs on the GPU (`wgsl/pack_b.wgsl`; the
 //! column-major form is its panels of width 1, written by tiled transposes through
 //! workgroup memory), on every backend. The same kernel stages B for one GEMM at run time
 //! (`staging`).

@@ -32,8 +32,8 @@ pub const SPLIT_K_REDUCE_WGSL: &str = include_str!("../wgsl/split_k_reduce.wgsl"
 /// Workgroups a GEMM should have before splitting stops paying: enough to fill a GPU of
 /// ~130 multiprocessors twice.
 const TARGET_WORKGROUPS: u64 = 256;
-/// The shortest K range worth a slice under `Auto` (on the H100, SIMT f32 1024³ split in 4
-/// slices of 256 ran at 6.3 TFLOP/s against 9.2 unsplit).
+/// The shortest K range worth a slice under `Auto` (the measurement: `docs/benchmarks.md`,
+/// SIMT).
 const MIN_SLICE_K: u32 = 1024;
 /// At most this many slices (the scratch and the reduction grow with it).
 const MAX_SLICES: u32 = 32;

@@ -15,10 +15,8 @@ use crate::scratch::ScratchBuffer;
 use crate::timing::GpuTimer;
 
 /// Rows of A from which [`StageBChoice::Auto`] stages B: the copy reads and writes B once,
-/// which the faster kernel repays only when it reads B often enough. On the H100 (i8, n = k
-/// = 4096; `examples/results/h100-2026-11-25-session10/call5-staged-b`), staged against
-/// unstaged: m = 512 191.1 / 196.1 TOPS, 1024 267.9 / 271.1, 2048 335.0 / 290.8, 4096
-/// 389.9 / 301.2 (8192³ 482.9 / 363.4; 4096x512x14336 423.4 / 265.9).
+/// which the faster kernel repays only when it reads B often enough (the measurements:
+/// `docs/benchmarks.md`, B staging).
 pub const STAGE_B_MIN_ROWS: u32 = 2048;
 
 /// A plan's decision to stage B: where B goes.

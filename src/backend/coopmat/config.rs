@@ -62,14 +62,8 @@ impl WorkgroupScopeConfig {
 
     /// K blocks per unrolled group for a K of `k` in blocks of `block_k` of `input`
     /// elements, unless `COOPGEMM_COOPMAT2_TILE` names another: 16 for long K loops (128
-    /// blocks or more; 32 with 8-bit inputs), 8 otherwise. On the H100 (records in
-    /// `examples/results/h100-2026-11-23-architecture/`): 128x256x32 f16 4096³ / 8192³
-    /// 253.7 / 295.0 TFLOP/s with 16 against 249.7 / 288.0 with 8 (128 and 256 blocks); f16
-    /// sums 128x256x64 8192³ 318.9 against 310.0 (128 blocks) but 4096³ 276.9 against 282.8
-    /// (64 blocks); the LLM shape 4096x512x14336 (128x128x64, 224 blocks) f16 206.8 / f16
-    /// sums 223.9 against 200.6 / 203.6. Unroll 4 was slower everywhere (231.7 / 268.5).
-    /// i8 with K-contiguous B, 128x128x128 (`examples/results/h100-2026-11-25-session9/`):
-    /// 439.7 / 511.2 TOPS with 16 against 432.0 / 493.9 with 8 (32 and 64 blocks).
+    /// blocks or more; 32 with 8-bit inputs), 8 otherwise (the measurements:
+    /// `docs/benchmarks.md`, K unroll).
     ///
     /// ```
     /// use coopgemm::{config::WorkgroupScopeConfig, DType};
@@ -88,26 +82,11 @@ impl WorkgroupScopeConfig {
 
     /// (block_m, block_n, block_k) to try for `types`, largest tile first (the
     /// heuristic's favourite first among equal tiles), for B stored with K contiguous
-    /// (column-major) or not. On the H100 with 256 invocations, at 4096³ with f32 sums:
-    /// 128x256x32 215 TFLOP/s, 128x128x64 199, 128x128x32 146, 256x128x64 118 (and
-    /// 128x256x64 205, left out); with f16 sums 128x256x64 265 against 224 for 128x256x32
-    /// (8192³: 289 against 242), their accumulators taking half the registers. With f16
-    /// sums 256x256x32 holds as many accumulator registers as 128x256 with f32 sums and
-    /// wins wherever it makes two waves of workgroups (`h100-2026-11-25-session10/call1`,
-    /// unroll 16 / 8 / 128x256x64 at unroll 16): 4096³ 310.4 / 300.9 / 278.1, 6144³
-    /// 321.7 / 308.1 / 304.4, 8192³ 368.2 / 356.4 / 317.9, 2048x8192x4096 320.8 / 312.2 /
-    /// 282.6, 4096x4096x512 134.7 / 137.4 / 118.3; with 144 workgroups (3072³) it loses,
-    /// 170.3 against 200.4 ([`CoopmatPlan::min_workgroups`]). 256x256x16 and x64 are slower
-    /// (244.2 / 281.2 and 169.0 / 187.7 at 4096³ / 8192³); with f32 sums 256x256 spills
-    /// (44 at 4096³). 2-byte inputs
-    /// gain nothing from K-contiguous B (f16 128x256x32 224.1 / 265.6 against 255.5 /
-    /// 292.4). 8-bit inputs (`examples/results/h100-2026-11-25-session9/`, TOPS at 4096³ /
-    /// 8192³; the KHR kernel: 243.1 / 258.8):
-    /// - with K-contiguous B, which the driver's 8-bit tensor-core loads want: 128x128x128
-    ///   439.7 / 511.2, 128x256x128 407.2 / 487.2, 128x256x64 395.7 / 480.4, 256x128x64
-    ///   391.6 / 486.4, 128x128x64 316.9 / 324.7;
-    /// - otherwise: 256x128x64 305.0 / 366.2, 128x256x64 264.1 / 316.3, 128x128x128
-    ///   252.6 / 288.1 (2-byte inputs lose with 256x128: f16 232.7 / 275.3 at BK 32).
+    /// (column-major) or not. With f16 sums, 256x256x32 holds as many accumulator
+    /// registers as 128x256 with f32 sums and wins wherever it makes two waves of
+    /// workgroups ([`CoopmatPlan::min_workgroups`]); 8-bit inputs want K-contiguous B,
+    /// 2-byte inputs gain nothing from it (the measurements: `docs/benchmarks.md`,
+    /// workgroup tiles).
     ///
     /// ```
     /// use coopgemm::{config::WorkgroupScopeConfig, GemmTypes};
@@ -191,8 +170,7 @@ impl CoopmatPlan {
     /// Workgroups a GEMM should make before the heuristic picks this tile over a smaller
     /// one: 128, enough to fill a large GPU, for tiles up to 128×256; twice that for
     /// 256×256, whose workgroups take a whole SM's registers each, so that a partial last
-    /// wave costs less (on the H100 at 3072³, 144 workgroups of 256×256×32 with f16 sums
-    /// gave 170.3 TFLOP/s against 200.4 for 288 of 128×256×64).
+    /// wave costs less (the measurements: `docs/benchmarks.md`, two waves).
     pub fn min_workgroups(&self) -> u64 {
         const MIN_WORKGROUPS: u64 = 128;
         const LARGE_TILE: u64 = 128 * 256;
@@ -304,17 +282,10 @@ impl CoopmatTiling {
     /// Tilings to try for `types`, the heuristic's choice first (the first that fits the
     /// device's shared memory).
     ///
-    /// On the H100 at 4096³ f16 (16×16×16): 2x4x4x2x1 178 TFLOP/s, 2x2x4x4x2 114, 2x2x4x4x1
-    /// 156. For 8-bit inputs (16×16×32, `examples/results/h100-2026-11-24-session8/`),
-    /// 2x4x8x2x1 (256×128 workgroup tiles, 128×32 per subgroup) does 242.6 / 257.8 TOPS at
-    /// 4096³ / 8192³ against 227.8 / 250.1 for 2x4x4x2x1, in three interleaved rounds; the
-    /// same tiling loses 15–17 % with f16. Two prefetch stages pay where the sums are 32
-    /// bits wide, on each type's first tiling (`examples/results/h100-2026-11-25-session11/`,
-    /// 4096³ / 8192³, against one stage in the same call): f16→f32 200.0 / 223.9 against
-    /// 190.9 / 206.2 (two rounds alike), bf16→f32 201.4 / 225.9 against 190.9 / 206.1, i8
-    /// 256.9 / 277.5 TOPS against 242.0 / 256.8. With f16 sums they lose (192.5 / 202.4
-    /// against 197.9 / 206.4), and so do larger subgroup tiles (2x4x4x4x1 f16 130.7 / 142.7
-    /// against 170.7 / 186.0: 202 registers instead of 182).
+    /// 8-bit inputs start with 2x4x8x2x1 (256×128 workgroup tiles, 128×32 per subgroup),
+    /// which loses with f16. Two prefetch stages pay where the sums are 32 bits wide, on
+    /// each type's first tiling; with f16 sums they lose, and so do larger subgroup tiles
+    /// (the measurements: `docs/benchmarks.md`, the KHR kernel).
     ///
     /// ```
     /// use coopgemm::{config::CoopmatTiling, GemmTypes};

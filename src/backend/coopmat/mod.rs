@@ -214,8 +214,8 @@ impl CoopmatBackend {
     }
 
     /// The kernel and configuration used for a description: the `VK_NV_cooperative_matrix2`
-    /// kernel where the device has it for these types (on the H100 at 4096³ f16 it runs at
-    /// 249 TFLOP/s against the KHR kernel's 191; `COOPGEMM_COOPMAT2=0` turns it off), the
+    /// kernel where the device has it for these types (it is the faster on NVIDIA, see
+    /// `docs/benchmarks.md`; `COOPGEMM_COOPMAT2=0` turns it off), the
     /// `VK_KHR_cooperative_matrix` kernel otherwise.
     pub fn plan(&self, gemm: &ResolvedGemm) -> std::result::Result<CoopmatPlan, String> {
         let plans = self.preferred_plans(gemm)?;

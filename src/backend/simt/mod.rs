@@ -206,11 +206,8 @@ impl SimtBackend {
     }
 
     /// Whether the kernel's main loop runs block by block (`BLOCK_BY_BLOCK`) for `types`:
-    /// with f32 arithmetic on GPUs. Measured: on the H100 at 4096³, 128x128x8-t8x8 f32 37.7
-    /// TFLOP/s block by block against 31.9 (the driver had kept the eight k-rows a loop),
-    /// f16 storage with f32 sums 38.2 against 34.8, the other tiles unchanged; but with f16
-    /// arithmetic every block-by-block form ran 3 to 10 times slower (64x128x16-t4x4: 4.1
-    /// against 43.7), and on lavapipe f32 twice as slow (1024³: 4.3 GFLOP/s against 8.8).
+    /// with f32 arithmetic on GPUs, where it is faster; with f16 arithmetic, and on CPU
+    /// drivers, it is slower (the measurements: `docs/benchmarks.md`, SIMT).
     fn block_by_block(&self, types: GemmTypes) -> bool {
         !self.is_cpu && compute_type(types, self.shader_f16) == DType::F32
     }

@@ -558,10 +558,12 @@ fn main() {
             std::process::exit(2);
         });
     // Tuning may take its time here: a benchmark measures the steady state.
-    let options = coopgemm::ContextOptions {
-        tuning_time_limit: std::time::Duration::from_secs(60),
-        ..Default::default()
-    };
+    let options = coopgemm::ContextOptions::from_env()
+        .unwrap_or_else(|error| {
+            eprintln!("error: {error}");
+            std::process::exit(1);
+        })
+        .with_tuning_time_limit(std::time::Duration::from_secs(60));
     let context = pollster::block_on(Context::with_options(options)).unwrap_or_else(|error| {
         eprintln!("error: {error}");
         std::process::exit(1);

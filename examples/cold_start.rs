@@ -204,11 +204,10 @@ fn main() {
     let mut steps = Steps::default();
     steps.lap("startup", &mut clock);
     let outcome = (|| {
-        let context = pollster::block_on(Context::with_options(ContextOptions {
-            backend: args.backend,
-            disk_cache: args.cache.clone(),
-            ..Default::default()
-        }))?;
+        let options = ContextOptions::from_env()?
+            .with_backend(args.backend)
+            .with_disk_cache(args.cache.clone());
+        let context = pollster::block_on(Context::with_options(options))?;
         steps.lap("instance+device", &mut clock);
         let gemm = Gemm::new(args.m, args.n, args.k).types(args.types);
         let outcome = match args.types {

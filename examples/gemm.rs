@@ -162,10 +162,8 @@ fn main() {
         }
     };
     let outcome = (|| {
-        let context = pollster::block_on(Context::with_options(ContextOptions {
-            backend: args.backend,
-            ..Default::default()
-        }))?;
+        let options = ContextOptions::from_env()?.with_backend(args.backend);
+        let context = pollster::block_on(Context::with_options(options))?;
         let info = context.adapter_info();
         println!(
             "adapter: {} ({:?}, {:?})",

@@ -6,11 +6,13 @@
 //! cargo run --example info
 //! ```
 
-use coopgemm::{Context, Gemm, GemmTypes};
+use coopgemm::{Context, ContextOptions, Gemm, GemmTypes};
 
 fn main() {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
-    let context = match Context::new_blocking() {
+    let context = match ContextOptions::from_env()
+        .and_then(|options| pollster::block_on(Context::with_options(options)))
+    {
         Ok(context) => context,
         Err(error) => {
             eprintln!("error: {error}");

@@ -203,7 +203,9 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let context = match pollster::block_on(Context::with_options(ContextOptions::default())) {
+    let context = match ContextOptions::from_env()
+        .and_then(|options| pollster::block_on(Context::with_options(options)))
+    {
         Ok(context) => context,
         Err(error) => {
             eprintln!("error: {error}");

@@ -30,10 +30,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             other => return Err(format!("unknown argument {other}").into()),
         }
     }
-    let options = ContextOptions {
-        tuning_time_limit: Duration::from_secs_f64(limit),
-        ..Default::default()
-    };
+    let options =
+        ContextOptions::from_env()?.with_tuning_time_limit(Duration::from_secs_f64(limit));
     let context = pollster::block_on(Context::with_options(options))?;
     eprintln!("adapter: {}", context.adapter_info().name);
     match options_cache_directory() {

@@ -7,8 +7,8 @@
 //! are built and fed back to the driver by the next process.
 //!
 //! - Where: [`DiskCache::Default`] is `$COOPGEMM_CACHE_DIR`, else
-//!   `$XDG_CACHE_HOME/coopgemm`, else `$HOME/.cache/coopgemm`. `COOPGEMM_CACHE=0` in the
-//!   environment turns the cache off whatever the options say.
+//!   `$XDG_CACHE_HOME/coopgemm`, else `$HOME/.cache/coopgemm`. [`DiskCache::Off`] (what
+//!   `COOPGEMM_CACHE=0` gives under `ContextOptions::from_env`) keeps nothing.
 //! - Which file: names carry [`cache_key`] of the adapter (vendor and device ids, driver name
 //!   and version, wgpu backend, coopgemm's version), so a cache from another driver is never
 //!   fed in; inside, a small header with a checksum rejects truncated or damaged files before

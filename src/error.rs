@@ -167,6 +167,32 @@ pub enum Error {
     Device(String),
     /// Reading a result back to the host failed.
     Readback(String),
+    /// An option's value does not parse: an environment variable read by
+    /// [`ContextOptions::from_env`](crate::ContextOptions::from_env), or a kernel
+    /// configuration's name parsed with `str::parse`.
+    InvalidOption {
+        /// The variable (`COOPGEMM_SPLIT_K`) or the kind of value (`SIMT configuration`).
+        name: String,
+        /// The value given.
+        value: String,
+        /// What would have been accepted.
+        expected: String,
+    },
+}
+
+impl Error {
+    /// An [`Error::InvalidOption`].
+    pub(crate) fn invalid_option(
+        name: impl Into<String>,
+        value: impl Into<String>,
+        expected: impl Into<String>,
+    ) -> Error {
+        Error::InvalidOption {
+            name: name.into(),
+            value: value.into(),
+            expected: expected.into(),
+        }
+    }
 }
 
 impl fmt::Display for Error {
@@ -243,6 +269,9 @@ impl fmt::Display for Error {
             Error::DeviceLost(why) => write!(f, "device lost: {why}"),
             Error::Device(why) => write!(f, "device error: {why}"),
             Error::Readback(why) => write!(f, "readback failed: {why}"),
+            Error::InvalidOption { name, value, expected } => {
+                write!(f, "{name}: {value:?} is not {expected}")
+            }
         }
     }
 }

@@ -71,7 +71,7 @@ mod types;
 #[allow(unsafe_code)]
 mod vulkan;
 
-pub use backend::{Backend, BackendKind, KernelConfig, KernelInfo, Target};
+pub use backend::{Backend, BackendKind, KernelConfig, KernelInfo, KernelOverrides, Target};
 pub use backends::BackendStatus;
 pub use bindings::{GemmBuffers, MAX_ELEMENT_INDEX};
 pub use context::{Context, RecordedGemm, SubmittedGemm};
@@ -80,8 +80,7 @@ pub use epilogue::{Activation, Bias, BiasAxis, Epilogue};
 pub use error::{Error, Operand, Result};
 pub use host::HOST_BUFFER_USAGES;
 pub use options::{
-    AutotuneChoice, BackendChoice, ContextOptions, DiskCache, KernelOverrides, SplitKChoice,
-    StageBChoice,
+    AutotuneChoice, BackendChoice, ContextOptions, DiskCache, SplitKChoice, StageBChoice,
 };
 pub use packing::PackedB;
 pub use planner::Plan;
@@ -94,15 +93,13 @@ pub use types::{DType, Element, GemmTypes};
 
 /// The kernel configurations of each backend: what a [`KernelConfig`] holds.
 pub mod config {
-    pub use crate::backend::coopmat::CoopmatPlan;
-    #[cfg(vulkan_interop)]
     pub use crate::backend::coopmat::{
-        CoopmatConfig, CoopmatTiling, KernelVariant, WorkgroupScopeConfig,
+        CoopmatConfig, CoopmatPlan, CoopmatTiling, KernelVariant, WorkgroupScopeConfig,
+        WorkgroupScopeTile,
     };
     pub use crate::backend::simt::SimtConfig;
     pub use crate::backend::wgsl_coopmat::{CoopShape, WgslCoopConfig};
-    #[cfg(vulkan_interop)]
-    pub use crate::vulkan::properties::CoopmatShape;
+    pub use crate::types::CoopmatShape;
 }
 
 /// What the backends know of the device (cooperative-matrix properties, enabled

@@ -88,13 +88,13 @@ mod tests {
     /// of another new key; two callers of the same new key build it once.
     #[test]
     fn a_build_blocks_only_its_own_key() {
-        let memo: Memo<u32, u32> = Memo::new("value");
-        let builds = AtomicUsize::new(0);
+        let memo: &Memo<u32, u32> = &Memo::new("value");
+        let builds = &AtomicUsize::new(0);
         memo.get_or_build(1, |_| Ok(10)).unwrap();
         let (started_tx, started_rx) = mpsc::channel();
         let (release_tx, release_rx) = mpsc::channel::<()>();
         std::thread::scope(|scope| {
-            let slow = scope.spawn(|| {
+            let slow = scope.spawn(move || {
                 memo.get_or_build(2, |_| {
                     builds.fetch_add(1, Ordering::SeqCst);
                     started_tx.send(()).unwrap();

@@ -1,6 +1,6 @@
 //! The planner: the one place that decides how a GEMM runs.
 //!
-//! [`Planner::plan`] turns a validated description into a [`Plan`], in three steps:
+//! [`Planner::plan`] turns a validated description into a [`Plan`], in four steps:
 //! 1. **Backend** — [`SelectionPolicy`] (a forced backend, or the first of coopmat,
 //!    wgsl-coopmat, SIMT that can run it), then, where both tensor-core backends could, the
 //!    one the tuner measured faster for the shape class.

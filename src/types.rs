@@ -241,3 +241,31 @@ impl Element for i32 {
         value.round().clamp(i32::MIN as f64, i32::MAX as f64) as i32
     }
 }
+
+/// One entry of the device's list of cooperative-matrix shapes
+/// (`vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR`): what a
+/// [`CoopmatConfig`](crate::config::CoopmatConfig) runs with. The type exists on every
+/// platform; only Vulkan devices list any.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CoopmatShape {
+    /// Rows of the A and result matrices.
+    pub m: u32,
+    /// Columns of the B and result matrices.
+    pub n: u32,
+    /// Columns of A, rows of B.
+    pub k: u32,
+    /// Element type of A (`None`: a type coopgemm does not know).
+    pub a_type: Option<DType>,
+    /// Element type of B.
+    pub b_type: Option<DType>,
+    /// Element type of C.
+    pub c_type: Option<DType>,
+    /// Element type of the result.
+    pub result_type: Option<DType>,
+    /// Raw component types, for printing unknown ones.
+    pub raw_types: [i32; 4],
+    /// Whether the multiply-add saturates.
+    pub saturating: bool,
+    /// Whether the scope is a subgroup (the only scope the kernels use).
+    pub subgroup_scope: bool,
+}

@@ -6,7 +6,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use coopgemm::{BackendChoice, BackendKind, Context, ContextOptions, DiskCache, Gemm, GemmTypes};
+use coopgemm::{BackendChoice, BackendKind, Context, DiskCache, Gemm, GemmTypes};
 
 /// A fresh directory for one test (the cache directory comes from the options, not the
 /// environment, so tests running in parallel never share one).
@@ -17,10 +17,9 @@ fn temp_dir(name: &str) -> PathBuf {
 }
 
 fn context_in(dir: &Path) -> Context {
-    pollster::block_on(Context::with_options(ContextOptions {
-        disk_cache: DiskCache::Dir(dir.to_path_buf()),
-        ..common::test_options()
-    }))
+    pollster::block_on(Context::with_options(
+        common::test_options().with_disk_cache(DiskCache::Dir(dir.to_path_buf())),
+    ))
     .expect("a GPU or CPU Vulkan adapter (install mesa-vulkan-drivers)")
 }
 
@@ -160,10 +159,9 @@ fn damaged_cache_files_are_ignored() {
 #[test]
 fn the_cache_can_be_turned_off() {
     common::install_logger();
-    let context = pollster::block_on(Context::with_options(ContextOptions {
-        disk_cache: DiskCache::Off,
-        ..common::test_options()
-    }))
+    let context = pollster::block_on(Context::with_options(
+        common::test_options().with_disk_cache(DiskCache::Off),
+    ))
     .unwrap();
     assert_eq!(DiskCache::Off.directory(), None);
     run_gemms(&context, 5);
@@ -172,13 +170,11 @@ fn the_cache_can_be_turned_off() {
 /// A SIMT-only context caching in `dir`, tuning as `autotune` says, with time enough to
 /// time every candidate.
 fn open_tuning_on_simt(dir: &Path, autotune: coopgemm::AutotuneChoice) -> Context {
-    let options = ContextOptions {
-        disk_cache: DiskCache::Dir(dir.to_path_buf()),
-        autotune,
-        tuning_time_limit: std::time::Duration::from_secs(60),
-        backend: BackendChoice::Force(BackendKind::Simt),
-        ..common::test_options()
-    };
+    let options = common::test_options()
+        .with_disk_cache(DiskCache::Dir(dir.to_path_buf()))
+        .with_autotune(autotune)
+        .with_tuning_time_limit(std::time::Duration::from_secs(60))
+        .with_backend(BackendChoice::Force(BackendKind::Simt));
     pollster::block_on(Context::with_options(options))
         .expect("a GPU or CPU Vulkan adapter (install mesa-vulkan-drivers)")
 }
@@ -254,7 +250,7 @@ fn autotune_remembers_the_winner_across_contexts() {
 #[test]
 fn tuning_happens_only_on_request() {
     let dir = temp_dir("tune-on-request");
-    let open = || open_tuning_on_simt(&dir, coopgemm::AutotuneChoice::Auto);
+    let open = || open_tuning_on_simt(&dir, coopgemm::AutotuneChoice::OnRequest);
     let gemm = panel_gemm();
     let context = open();
     let heuristic = context.prepare(&gemm).unwrap().config;

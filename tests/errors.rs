@@ -566,10 +566,7 @@ fn buffers_beyond_the_device_limit_are_errors_not_panics() {
 #[test]
 fn a_lost_device_is_reported_as_an_error() {
     // A context of its own: this test destroys its device.
-    let options = coopgemm::ContextOptions {
-        enable_coopmat: false,
-        ..common::test_options()
-    };
+    let options = common::test_options().with_coopmat(false);
     let doomed = pollster::block_on(coopgemm::Context::with_options(options)).unwrap();
     let (a, b, c) = (
         doomed.upload("a", &[1.0f32; 16]).unwrap(),

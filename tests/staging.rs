@@ -5,10 +5,7 @@
 
 mod common;
 
-use coopgemm::{
-    BackendChoice, BackendKind, Context, ContextOptions, Gemm, GemmTypes, MatrixLayout,
-    StageBChoice,
-};
+use coopgemm::{BackendChoice, BackendKind, Context, Gemm, GemmTypes, MatrixLayout, StageBChoice};
 
 fn b_layouts(n: u32, batch: u32) -> Vec<MatrixLayout> {
     let mut layouts = vec![
@@ -31,10 +28,7 @@ fn b_layouts(n: u32, batch: u32) -> Vec<MatrixLayout> {
 #[test]
 fn staged_b_matches_the_reference_on_every_backend() {
     common::install_logger();
-    let options = ContextOptions {
-        stage_b: StageBChoice::Always,
-        ..common::test_options()
-    };
+    let options = common::test_options().with_stage_b(StageBChoice::Always);
     let context = pollster::block_on(Context::with_options(options)).expect("a Vulkan adapter");
     let shapes = [
         (19, 33, 17, 1),

@@ -1,7 +1,16 @@
 //! The cooperative-matrix backend where coopgemm is built without the raw-Vulkan interop
 //! (macOS, iOS, the web: wgpu has no Vulkan backend there). The kind still exists, so callers
-//! write the same code everywhere; it is never available and says why, through
+//! write the same code everywhere, and so do its configuration types (`coopmat/config.rs`,
+//! shared with the real backend); it is never available and says why, through
 //! [`Context::backends`](crate::Context::backends), selection and `info`.
+
+// The configuration types are the same on every platform (a caller's code that names them
+// compiles everywhere); only the backend that runs them is missing. Their helpers for the
+// backend (tuning overrides, candidate lists) are unused here.
+#[allow(dead_code)]
+#[path = "coopmat/config.rs"]
+mod config;
+pub use config::*;
 
 use crate::backend::{Backend, BackendKind, BackendSetup, KernelConfig, Target};
 use crate::bindings::GemmBuffers;
@@ -69,34 +78,6 @@ impl Backend for CoopmatBackend {
         _target: Target<'_>,
         _config: &KernelConfig,
     ) -> Result<()> {
-        match *self {}
-    }
-}
-
-/// The cooperative-matrix backend's configurations, which cannot exist on this platform
-/// either.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum CoopmatPlan {}
-
-impl CoopmatPlan {
-    /// Rows of C per workgroup (never called: no value exists).
-    pub fn block_m(&self) -> u32 {
-        match *self {}
-    }
-
-    /// Columns of C per workgroup (never called: no value exists).
-    pub fn block_n(&self) -> u32 {
-        match *self {}
-    }
-
-    /// Whether B is packed K-contiguous for it (never called: no value exists).
-    pub fn packs_b_k_contiguous(&self) -> bool {
-        match *self {}
-    }
-}
-
-impl std::fmt::Display for CoopmatPlan {
-    fn fmt(&self, _f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match *self {}
     }
 }

@@ -14,6 +14,7 @@
 pub mod coopmat;
 mod kernel;
 pub mod kind;
+mod overrides;
 pub mod simt;
 pub(crate) mod snippets;
 mod wgpu_dispatch;
@@ -24,11 +25,12 @@ use std::sync::Arc;
 
 pub use kernel::{KernelConfig, KernelInfo};
 pub use kind::BackendKind;
+pub(crate) use overrides::setters;
+pub use overrides::KernelOverrides;
 
 use crate::bindings::GemmBuffers;
 use crate::disk_cache::CacheStore;
 use crate::error::{Error, Result};
-use crate::options::KernelOverrides;
 use crate::problem::ResolvedGemm;
 use crate::timing::GpuTimer;
 use crate::vulkan::pipeline_cache::WgpuPipelineCache;

@@ -4,32 +4,7 @@ use ash::vk;
 use wgpu::hal::api::Vulkan;
 
 use super::device::COMPONENT_TYPE_BFLOAT16;
-use crate::types::DType;
-
-/// One entry of `vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct CoopmatShape {
-    /// Rows of the A and result matrices.
-    pub m: u32,
-    /// Columns of the B and result matrices.
-    pub n: u32,
-    /// Columns of A, rows of B.
-    pub k: u32,
-    /// Element type of A (`None`: a type coopgemm does not know).
-    pub a_type: Option<DType>,
-    /// Element type of B.
-    pub b_type: Option<DType>,
-    /// Element type of C.
-    pub c_type: Option<DType>,
-    /// Element type of the result.
-    pub result_type: Option<DType>,
-    /// Raw component types, for printing unknown ones.
-    pub raw_types: [i32; 4],
-    /// Whether the multiply-add saturates.
-    pub saturating: bool,
-    /// Whether the scope is a subgroup (the only scope the kernels use).
-    pub subgroup_scope: bool,
-}
+use crate::types::{CoopmatShape, DType};
 
 fn dtype(component: vk::ComponentTypeKHR) -> Option<DType> {
     match component {

@@ -126,15 +126,16 @@ impl log::Log for TestLogger {
     fn flush(&self) {}
 }
 
-/// Context options for tests: the defaults (in debug builds wgpu loads the validation layer
-/// where installed, and `InstanceFlags::DEBUG` routes its messages to the logger above), and
-/// `COOPGEMM_COOPMAT_EMULATION=1` turns on the emulated cooperative-matrix kernels (CI's
-/// lavapipe passes: the coopmat backend's host path without cooperative-matrix hardware).
+/// Context options for tests: the defaults with the environment's `COOPGEMM_*`/`WGPU_*`
+/// variables ([`ContextOptions::from_env`]: CI forces tilings and backends through them; in
+/// debug builds wgpu loads the validation layer where installed, and `InstanceFlags::DEBUG`
+/// routes its messages to the logger above), and `COOPGEMM_COOPMAT_EMULATION=1` turns on the
+/// emulated cooperative-matrix kernels (CI's lavapipe passes: the coopmat backend's host path
+/// without cooperative-matrix hardware).
 pub fn test_options() -> ContextOptions {
-    ContextOptions {
-        emulate_cooperative_matrix: emulate_coopmat(),
-        ..Default::default()
-    }
+    ContextOptions::from_env()
+        .expect("the COOPGEMM_* variables parse")
+        .with_emulated_cooperative_matrix(emulate_coopmat())
 }
 
 /// Whether this run emulates cooperative matrices (`COOPGEMM_COOPMAT_EMULATION=1`).

@@ -4,8 +4,7 @@
 
 use std::fmt;
 
-use crate::types::{DType, GemmTypes};
-use crate::vulkan::properties::CoopmatShape;
+use crate::types::{CoopmatShape, DType, GemmTypes};
 
 /// One SPIR-V build of the kernel, for one type combination.
 #[derive(Debug, Clone, Copy)]
@@ -459,13 +458,88 @@ impl fmt::Display for CoopmatConfig {
     }
 }
 
-/// The forced configurations of [`KernelOverrides`](crate::KernelOverrides), parsed.
+/// A forced coopmat2 workgroup tile (`COOPGEMM_COOPMAT2_TILE`,
+/// [`KernelOverrides::coopmat2_tile`](crate::KernelOverrides::coopmat2_tile)):
+/// `BMxBNxBK`, optionally with the K unroll and then the workgroup size,
+/// `BMxBNxBKxUNROLL[xINVOCATIONS]`. What it leaves out, the backend chooses.
+///
+/// ```
+/// use coopgemm::config::WorkgroupScopeTile;
+/// let tile: WorkgroupScopeTile = "128x256x32x8".parse()?;
+/// assert_eq!((tile.block_m, tile.block_n, tile.block_k, tile.k_unroll), (128, 256, 32, Some(8)));
+/// assert!("128x256".parse::<WorkgroupScopeTile>().is_err());
+/// assert!("128x256x32x0".parse::<WorkgroupScopeTile>().is_err());
+/// # Ok::<(), coopgemm::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct WorkgroupScopeTile {
+    /// Rows of C per workgroup.
+    pub block_m: u32,
+    /// Columns of C per workgroup.
+    pub block_n: u32,
+    /// K depth of one multiply step.
+    pub block_k: u32,
+    /// Full K blocks per iteration of the K loop (`None`: the backend's default).
+    pub k_unroll: Option<u32>,
+    /// Invocations per workgroup (`None`: the device's largest for the types).
+    pub workgroup_size: Option<u32>,
+}
+
+impl std::str::FromStr for WorkgroupScopeTile {
+    type Err = crate::Error;
+
+    fn from_str(text: &str) -> crate::Result<WorkgroupScopeTile> {
+        let numbers: Option<Vec<u32>> = text.split('x').map(|p| p.parse().ok()).collect();
+        let tile = |block_m, block_n, block_k, k_unroll, workgroup_size| WorkgroupScopeTile {
+            block_m,
+            block_n,
+            block_k,
+            k_unroll,
+            workgroup_size,
+        };
+        match numbers.as_deref() {
+            Some(&[bm, bn, bk]) => Some(tile(bm, bn, bk, None, None)),
+            Some(&[bm, bn, bk, unroll]) if unroll > 0 => Some(tile(bm, bn, bk, Some(unroll), None)),
+            Some(&[bm, bn, bk, unroll, invocations]) if unroll > 0 && invocations > 0 => {
+                Some(tile(bm, bn, bk, Some(unroll), Some(invocations)))
+            }
+            _ => None,
+        }
+        .ok_or_else(|| {
+            crate::Error::invalid_option(
+                "coopmat2 tile",
+                text,
+                "BMxBNxBK[xUNROLL[xINVOCATIONS]] with non-zero UNROLL and INVOCATIONS",
+            )
+        })
+    }
+}
+
+impl std::str::FromStr for CoopmatTiling {
+    type Err = crate::Error;
+
+    /// [`CoopmatTiling::parse`], with an [`Error::InvalidOption`](crate::Error::InvalidOption)
+    /// for text it does not accept.
+    fn from_str(text: &str) -> crate::Result<CoopmatTiling> {
+        CoopmatTiling::parse(text).ok_or_else(|| {
+            crate::Error::invalid_option(
+                "coopmat tiling",
+                text,
+                "SG_ROWSxSG_COLSxTILES_MxTILES_NxK_STEPS[xPREFETCH_STAGES] of non-zero numbers, with 1 or 2 prefetch stages",
+            )
+        })
+    }
+}
+
+/// The forced configurations of [`KernelOverrides`](crate::KernelOverrides), as the
+/// backend uses them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct TuningOverrides {
     /// Never use the `VK_NV_cooperative_matrix2` kernel.
     pub(crate) without_coopmat2: bool,
-    /// Only this cooperative-matrix shape (`MxNxK`).
-    pub(crate) shape: Option<String>,
+    /// Only this cooperative-matrix shape (`[M, N, K]`).
+    pub(crate) shape: Option<[u32; 3]>,
     /// Use this KHR-kernel tiling wherever it fits.
     pub(crate) tiling: Option<CoopmatTiling>,
     /// Use this coopmat2 workgroup tile (and K unroll) wherever it fits.
@@ -478,7 +552,7 @@ pub(crate) struct TuningOverrides {
 }
 
 impl TuningOverrides {
-    /// Whether `plan` is the tile or tiling the environment forces.
+    /// Whether `plan` is the tile or tiling the caller forces.
     pub(crate) fn forces(&self, plan: &CoopmatPlan) -> bool {
         match plan {
             CoopmatPlan::Subgroup(config) => self.tiling == Some(config.tiling),
@@ -488,44 +562,15 @@ impl TuningOverrides {
         }
     }
 
-    pub(crate) fn new(overrides: &crate::options::KernelOverrides) -> TuningOverrides {
-        let tile = overrides.coopmat2_tile.as_deref().and_then(|text| {
-            let numbers: Vec<u32> = text
-                .split('x')
-                .map(|p| p.parse().ok())
-                .collect::<Option<_>>()?;
-            match numbers[..] {
-                [bm, bn, bk] => Some((bm, bn, bk, None, None)),
-                [bm, bn, bk, unroll] if unroll > 0 => Some((bm, bn, bk, Some(unroll), None)),
-                [bm, bn, bk, unroll, invocations] if unroll > 0 && invocations > 0 => {
-                    Some((bm, bn, bk, Some(unroll), Some(invocations)))
-                }
-                _ => None,
-            }
-        });
-        if overrides.coopmat2_tile.is_some() && tile.is_none() {
-            log::warn!(
-                "coopmat2 tile {:?} is not BMxBNxBK[xUNROLL[xINVOCATIONS]]; ignoring it",
-                overrides.coopmat2_tile
-            );
-        }
-        let tiling = overrides
-            .coopmat_tiling
-            .as_deref()
-            .and_then(CoopmatTiling::parse);
-        if overrides.coopmat_tiling.is_some() && tiling.is_none() {
-            log::warn!(
-                "coopmat tiling {:?} is not SG_ROWSxSG_COLSxTILES_MxTILES_NxK_STEPS; ignoring it",
-                overrides.coopmat_tiling
-            );
-        }
+    pub(crate) fn new(overrides: &crate::backend::KernelOverrides) -> TuningOverrides {
+        let tile = overrides.coopmat2_tile;
         TuningOverrides {
             without_coopmat2: !overrides.coopmat2,
-            shape: overrides.coopmat_shape.clone(),
-            tiling,
-            workgroup_tile: tile.map(|(bm, bn, bk, _, _)| (bm, bn, bk)),
-            k_unroll: tile.and_then(|(_, _, _, unroll, _)| unroll),
-            workgroup_size: tile.and_then(|(_, _, _, _, invocations)| invocations),
+            shape: overrides.coopmat_shape,
+            tiling: overrides.coopmat_tiling,
+            workgroup_tile: tile.map(|tile| (tile.block_m, tile.block_n, tile.block_k)),
+            k_unroll: tile.and_then(|tile| tile.k_unroll),
+            workgroup_size: tile.and_then(|tile| tile.workgroup_size),
         }
     }
 }

@@ -17,10 +17,11 @@ use super::{tile_grid, unusable_config, Backend, BackendKind, BackendSetup, Kern
 use crate::bindings::{uniform_u32, BindingPlan, GemmBuffers};
 use crate::error::{Error, Result};
 use crate::problem::{Order, ResolvedGemm};
+use crate::types::CoopmatShape;
 use crate::types::{DType, GemmTypes};
 use crate::vulkan::device::{self as vulkan_device, EnabledFeatures};
 use crate::vulkan::dispatch::{PipelineKey, PushConstants, VulkanKernels};
-use crate::vulkan::properties::{self, CoopmatDeviceInfo, CoopmatShape};
+use crate::vulkan::properties::{self, CoopmatDeviceInfo};
 
 /// The cooperative-matrix backend of one Vulkan device.
 #[derive(Debug)]
@@ -196,9 +197,7 @@ impl CoopmatBackend {
                     && shape_fits_kernel(s, types)
                     && s.m <= 16
                     && s.n <= 16
-                    && forced_shape
-                        .as_ref()
-                        .is_none_or(|f| **f == format!("{}x{}x{}", s.m, s.n, s.k))
+                    && forced_shape.is_none_or(|f| *f == [s.m, s.n, s.k])
             })
             .max_by_key(|s| (s.m * s.n * s.k, s.n))
             .copied()

@@ -240,15 +240,7 @@ impl WgslCoopBackend {
     ) -> std::result::Result<WgslCoopBackend, String> {
         let (device, overrides) = (setup.device, setup.overrides);
         let shapes = availability(device.features(), properties)?;
-        let forced_config = overrides.wgsl_coopmat_config.as_deref().and_then(|name| {
-            match name.parse::<WgslCoopConfig>() {
-                Ok(config) => Some(config),
-                Err(why) => {
-                    log::warn!("wgsl-coopmat configuration: {why}; ignoring it");
-                    None
-                }
-            }
-        });
+        let forced_config = overrides.wgsl_coopmat_config;
         // For measuring what wgpu's checks cost: they clamp every workgroup-memory index
         // (BoundsCheckPolicy::Restrict), which keeps the driver from merging a quad's four
         // adjacent staging stores into one, and they bound every loop.
@@ -363,24 +355,19 @@ impl WgslCoopBackend {
         let (m, n) = (gemm.gemm.m as u64, gemm.gemm.n as u64);
         let large = m * n >= 1024 * 1024;
         let medium = m * n >= 256 * 256;
-        let preferred: &[&str] = if large && (m <= 64 || n <= 64) {
-            &["c16-64x64x32-w2x2", "c8-64x64x16-w2x2", "c8-32x32x16-w2x2"]
+        let [thin, large_tiles, medium_tiles, small_tiles] = &PREFERRED;
+        let preferred: &[WgslCoopConfig] = if large && (m <= 64 || n <= 64) {
+            thin
         } else if large {
-            &[
-                "c16-128x128x32-w4x2",
-                "c16-128x128x16-w2x2",
-                "c16-128x64x32-w4x2",
-                "c8-64x64x32-w2x2",
-                "c8-64x64x16-w2x2",
-            ]
+            large_tiles
         } else if medium {
-            &["c16-64x64x32-w2x2", "c8-64x64x16-w2x2", "c8-32x32x16-w2x2"]
+            medium_tiles
         } else {
-            &["c16-32x32x32-w2x2", "c8-32x32x16-w2x2", "c8-16x16x16-w1x1"]
+            small_tiles
         };
         preferred
             .iter()
-            .filter_map(|name| name.parse::<WgslCoopConfig>().ok())
+            .copied()
             .chain(usable.iter().copied())
             .find(|config| usable.contains(config))
     }
@@ -558,3 +545,33 @@ impl Backend for WgslCoopBackend {
 
 #[cfg(test)]
 mod tests;
+
+/// The heuristic's tables, favourite first, for thin, large, medium and small outputs. Typed,
+/// so that nothing is skipped for a typo; `every_preferred_config_is_valid` checks each.
+const PREFERRED: [&[WgslCoopConfig]; 4] = {
+    use config::config as c;
+    [
+        &[
+            c(16, 64, 64, 32, 2, 2),
+            c(8, 64, 64, 16, 2, 2),
+            c(8, 32, 32, 16, 2, 2),
+        ],
+        &[
+            c(16, 128, 128, 32, 4, 2),
+            c(16, 128, 128, 16, 2, 2),
+            c(16, 128, 64, 32, 4, 2),
+            c(8, 64, 64, 32, 2, 2),
+            c(8, 64, 64, 16, 2, 2),
+        ],
+        &[
+            c(16, 64, 64, 32, 2, 2),
+            c(8, 64, 64, 16, 2, 2),
+            c(8, 32, 32, 16, 2, 2),
+        ],
+        &[
+            c(16, 32, 32, 32, 2, 2),
+            c(8, 32, 32, 16, 2, 2),
+            c(8, 16, 16, 16, 1, 1),
+        ],
+    ]
+};

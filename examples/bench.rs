@@ -32,9 +32,8 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::time::Instant;
 
-use coopgemm::{
-    BackendChoice, BackendKind, Context, DType, Element, Gemm, GemmBuffers, GemmTypes, Reference,
-};
+use coopgemm::testing::Reference;
+use coopgemm::{BackendChoice, BackendKind, Context, DType, Element, Gemm, GemmBuffers, GemmTypes};
 
 const DEFAULT_SHAPES: &str = "1024x1024x1024,2048x2048x2048,4096x4096x4096,8192x8192x8192,512x4096x4096,4096x4096x512,64x4096x4096";
 
@@ -187,7 +186,7 @@ struct Measurement {
 /// Every result is verified on full-mantissa data: products and sums rounded to a narrower
 /// type than the GEMM promises would miss the reference's tolerance (exact-product data
 /// would hide them, and report an error of 0).
-const DATA: coopgemm::SampleData = coopgemm::SampleData::FullMantissa;
+const DATA: coopgemm::testing::SampleData = coopgemm::testing::SampleData::FullMantissa;
 
 fn measure<I: Element, O: Element>(
     context: &Context,
@@ -198,8 +197,10 @@ fn measure<I: Element, O: Element>(
     tune: bool,
 ) -> Result<Measurement, coopgemm::Error> {
     let resolved = gemm.resolve()?;
-    let a: Vec<I> = coopgemm::sample_data(DATA, resolved.a.required_elements() as usize, 1);
-    let b: Vec<I> = coopgemm::sample_data(DATA, resolved.b.required_elements() as usize, 2);
+    let a: Vec<I> =
+        coopgemm::testing::sample_data(DATA, resolved.a.required_elements() as usize, 1);
+    let b: Vec<I> =
+        coopgemm::testing::sample_data(DATA, resolved.b.required_elements() as usize, 2);
     let c: Vec<O> = vec![O::from_f64_lossy(0.0); resolved.c.required_elements() as usize];
     let (a_buffer, b_buffer, c_buffer) = (
         context.upload("A", &a)?,
@@ -487,8 +488,10 @@ fn measure_cpu((m, n, k): (u32, u32, u32), runs: usize) -> Result<Measurement, c
     let gemm = Gemm::new(m, n, k);
     let resolved = gemm.resolve()?;
     let shape = (m as usize, n as usize, k as usize);
-    let a: Vec<f32> = coopgemm::sample_data(DATA, resolved.a.required_elements() as usize, 1);
-    let b: Vec<f32> = coopgemm::sample_data(DATA, resolved.b.required_elements() as usize, 2);
+    let a: Vec<f32> =
+        coopgemm::testing::sample_data(DATA, resolved.a.required_elements() as usize, 1);
+    let b: Vec<f32> =
+        coopgemm::testing::sample_data(DATA, resolved.b.required_elements() as usize, 2);
     let mut c = vec![0.0f32; resolved.c.required_elements() as usize];
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut timed = Vec::new();

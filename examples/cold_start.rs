@@ -37,9 +37,10 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
+use coopgemm::testing::Reference;
 use coopgemm::{
     BackendChoice, BackendKind, Context, ContextOptions, DiskCache, Element, Gemm, GemmBuffers,
-    GemmTypes, Reference,
+    GemmTypes,
 };
 
 struct Args {
@@ -147,8 +148,8 @@ fn first_result<I: Element, O: Element>(
     let resolved = gemm.resolve()?;
     let kernel = context.prepare(gemm)?.to_string();
     steps.lap("pipeline build", clock);
-    let a: Vec<I> = coopgemm::sample_values(resolved.a.required_elements() as usize, 1);
-    let b: Vec<I> = coopgemm::sample_values(resolved.b.required_elements() as usize, 2);
+    let a: Vec<I> = coopgemm::testing::sample_values(resolved.a.required_elements() as usize, 1);
+    let b: Vec<I> = coopgemm::testing::sample_values(resolved.b.required_elements() as usize, 2);
     let c: Vec<O> = vec![O::from_f64_lossy(0.0); resolved.c.required_elements() as usize];
     steps.lap("host data", clock);
     let (a_buffer, b_buffer, c_buffer) = (
@@ -240,7 +241,7 @@ fn main() {
         .as_deref()
         .and_then(|dir| std::fs::read_dir(dir).ok())
         .map(|entries| {
-            let key = coopgemm::cache_key(&adapter);
+            let key = coopgemm::DiskCache::file_prefix(&adapter);
             entries
                 .filter_map(|entry| entry.ok())
                 .filter_map(|entry| {

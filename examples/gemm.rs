@@ -10,9 +10,10 @@
 
 use std::time::Instant;
 
+use coopgemm::testing::Reference;
 use coopgemm::{
     BackendChoice, BackendKind, Context, ContextOptions, Element, Gemm, GemmBuffers, GemmTypes,
-    MatrixLayout, Order, Reference,
+    MatrixLayout, Order,
 };
 
 struct Args {
@@ -87,8 +88,8 @@ fn run<I: Element, O: Element>(context: &Context, args: &Args) -> Result<(), coo
     for (kind, why) in &selection.rejected {
         println!("  not {kind}: {why}");
     }
-    let a: Vec<I> = coopgemm::sample_values(resolved.a.required_elements() as usize, 1);
-    let b: Vec<I> = coopgemm::sample_values(resolved.b.required_elements() as usize, 2);
+    let a: Vec<I> = coopgemm::testing::sample_values(resolved.a.required_elements() as usize, 1);
+    let b: Vec<I> = coopgemm::testing::sample_values(resolved.b.required_elements() as usize, 2);
     let c: Vec<O> = vec![O::from_f64_lossy(0.0); resolved.c.required_elements() as usize];
     let a_buffer = context.upload("A", &a)?;
     let b_buffer = context.upload("B", &b)?;

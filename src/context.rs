@@ -7,8 +7,7 @@
 use std::sync::{Arc, Mutex};
 
 use crate::autotune::{Tuner, TuningPolicy};
-use crate::backend::coopmat::CoopmatBackend;
-use crate::backend::wgsl_coopmat::{self, WgslCoopBackend};
+use crate::backend::wgsl_coopmat;
 use crate::backend::{KernelInfo, Target};
 use crate::backends::{BackendStatus, Backends, DeviceExtras};
 use crate::bindings::GemmBuffers;
@@ -27,6 +26,7 @@ use crate::timing::GpuTimer;
 
 /// A GEMM recorded into command buffers of its own, ready for `Queue::submit`.
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct RecordedGemm {
     /// Submit these, in order, on the context's queue.
     pub command_buffers: Vec<wgpu::CommandBuffer>,
@@ -36,6 +36,7 @@ pub struct RecordedGemm {
 
 /// A submitted GEMM.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct SubmittedGemm {
     /// The submission; `device.poll(PollType::Wait { submission_index: Some(..), .. })` waits for it.
     pub submission: wgpu::SubmissionIndex,
@@ -444,28 +445,9 @@ impl Context {
         self.shared.planner.backends.statuses()
     }
 
-    /// The WGSL cooperative-matrix backend, if this device has it: its coop shapes and
-    /// types, for introspection (`examples/info.rs`) and tests.
-    #[doc(hidden)]
-    pub fn wgsl_coopmat(&self) -> std::result::Result<&WgslCoopBackend, &str> {
-        self.shared
-            .planner
-            .backends
-            .wgsl_coopmat
-            .as_ref()
-            .map_err(String::as_str)
-    }
-
-    /// The cooperative-matrix backend, if this device has it: its device properties and raw
-    /// Vulkan object counts, for introspection (`examples/info.rs`) and the leak tests.
-    #[doc(hidden)]
-    pub fn coopmat(&self) -> std::result::Result<&CoopmatBackend, &str> {
-        self.shared
-            .planner
-            .backends
-            .coopmat
-            .as_ref()
-            .map_err(String::as_str)
+    /// The backends of the device (for `diagnostics`).
+    pub(crate) fn backends_of_device(&self) -> &crate::backends::Backends {
+        &self.shared.planner.backends
     }
 
     /// Records `gemm` into the caller's encoder, among the caller's own commands.
@@ -587,7 +569,7 @@ impl Context {
     /// The raw timestamps of the cooperative-matrix backend's first `pairs` dispatches
     /// stamped during a timing.
     pub(crate) fn raw_timestamps(&self, pairs: u32) -> Result<Vec<[u64; 2]>> {
-        let raw = self.coopmat().map_err(|why| {
+        let raw = self.backends_of_device().coopmat.as_ref().map_err(|why| {
             Error::Device(format!("raw timestamps without a coopmat backend: {why}"))
         })?;
         raw.read_timestamps(pairs)

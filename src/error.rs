@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use crate::backend::kind::BackendKind;
+use crate::kind::BackendKind;
 use crate::types::GemmTypes;
 
 /// Names one operand of `C = alpha * op(A) * op(B) + beta * C`.

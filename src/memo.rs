@@ -54,6 +54,8 @@ impl<K: Eq + Hash + Clone, V: Clone> Memo<K, V> {
 
     /// How many values are built (a key whose build is under way or failed is not counted;
     /// its slot is skipped rather than waited for).
+    // `len` and `drain` serve the raw-Vulkan interop (object counts, destroying handles).
+    #[cfg_attr(not(vulkan_interop), allow(dead_code))]
     pub(crate) fn len(&self) -> usize {
         let Ok(slots) = self.slots.lock() else {
             return 0;
@@ -66,6 +68,7 @@ impl<K: Eq + Hash + Clone, V: Clone> Memo<K, V> {
 
     /// Takes every built value out (for destroying raw objects when their owner drops;
     /// nothing else can be building then).
+    #[cfg_attr(not(vulkan_interop), allow(dead_code))]
     pub(crate) fn drain(&self) -> Vec<V> {
         let Ok(mut slots) = self.slots.lock() else {
             return Vec::new();

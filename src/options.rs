@@ -7,10 +7,8 @@ mod env;
 
 use std::time::Duration;
 
-use std::ffi::OsString;
-use std::path::PathBuf;
-
 use crate::backend::{setters, BackendKind, KernelOverrides};
+use crate::disk_cache::DiskCache;
 
 /// How [`Context::with_options`](crate::Context::with_options) finds its adapter, which
 /// backends it may use and how they choose their kernels.
@@ -158,12 +156,6 @@ setters! { ContextOptions {
     with_kernel_overrides: kernel_overrides: KernelOverrides,
 } }
 
-/// An environment variable that is not an option but a location: where
-/// [`DiskCache::Default`] puts its files (`COOPGEMM_CACHE_DIR`, `XDG_CACHE_HOME`, `HOME`).
-pub(crate) fn location_variable(name: &str) -> Option<std::ffi::OsString> {
-    std::env::var_os(name)
-}
-
 /// When GEMMs are autotuned.
 ///
 /// ```
@@ -251,59 +243,4 @@ pub enum BackendChoice {
     Auto,
     /// Always this backend; a GEMM it cannot run is an error, not a fallback.
     Force(BackendKind),
-}
-
-/// Where [`Context`](crate::Context) keeps compiled pipelines between processes
-/// ([`ContextOptions::disk_cache`](crate::ContextOptions::disk_cache)).
-///
-/// With [`ContextOptions::from_env`], `COOPGEMM_CACHE=0` makes it `Off`.
-///
-/// ```
-/// use coopgemm::{ContextOptions, DiskCache};
-/// // Tests and tools that want a cache of their own:
-/// let dir = std::env::temp_dir().join("my-coopgemm-cache");
-/// let options = ContextOptions::default().with_disk_cache(DiskCache::Dir(dir.clone()));
-/// assert_eq!(options.disk_cache.directory(), Some(dir));
-/// assert_eq!(DiskCache::Off.directory(), None);
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-#[non_exhaustive]
-pub enum DiskCache {
-    /// `$COOPGEMM_CACHE_DIR`, else `$XDG_CACHE_HOME/coopgemm`, else `$HOME/.cache/coopgemm`,
-    /// looked up when a context opens its cache (or [`DiskCache::directory`] is called): the
-    /// only variables a context reads without [`ContextOptions::from_env`], and only to find
-    /// the directory.
-    #[default]
-    Default,
-    /// This directory (created when the first cache is written).
-    Dir(PathBuf),
-    /// No persisted cache: every process builds its pipelines from scratch.
-    Off,
-}
-
-impl DiskCache {
-    /// The directory cache files go to, or `None` when the cache is off (this variant, or
-    /// no variable names a default location).
-    pub fn directory(&self) -> Option<PathBuf> {
-        resolve_directory(self, location_variable)
-    }
-}
-
-/// [`DiskCache::directory`] with the environment read through `var`.
-fn resolve_directory(
-    setting: &DiskCache,
-    var: impl Fn(&str) -> Option<OsString>,
-) -> Option<PathBuf> {
-    let non_empty = |name: &str| {
-        var(name)
-            .filter(|value| !value.is_empty())
-            .map(PathBuf::from)
-    };
-    match setting {
-        DiskCache::Off => None,
-        DiskCache::Dir(dir) => Some(dir.clone()),
-        DiskCache::Default => non_empty("COOPGEMM_CACHE_DIR")
-            .or_else(|| non_empty("XDG_CACHE_HOME").map(|dir| dir.join("coopgemm")))
-            .or_else(|| non_empty("HOME").map(|dir| dir.join(".cache").join("coopgemm"))),
-    }
 }

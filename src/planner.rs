@@ -38,6 +38,7 @@ use crate::staging::StagedB;
 /// # Ok::<(), coopgemm::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Plan {
     /// The backend, why it was chosen, and the backends passed over.
     pub selection: Selection,

@@ -23,6 +23,7 @@ use crate::types::GemmTypes;
 /// # Ok::<(), coopgemm::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Selection {
     /// The backend that will run the GEMM.
     pub backend: BackendKind,

@@ -247,6 +247,7 @@ impl Element for i32 {
 /// [`CoopmatConfig`](crate::config::CoopmatConfig) runs with. The type exists on every
 /// platform; only Vulkan devices list any.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub struct CoopmatShape {
     /// Rows of the A and result matrices.
     pub m: u32,
@@ -268,4 +269,59 @@ pub struct CoopmatShape {
     pub saturating: bool,
     /// Whether the scope is a subgroup (the only scope the kernels use).
     pub subgroup_scope: bool,
+}
+
+/// The name of a raw `VkComponentTypeKHR` that [`DType`] does not cover.
+fn component_name(raw: i32, known: Option<DType>) -> String {
+    match (known, raw) {
+        (Some(dtype), _) => dtype.name().to_string(),
+        (None, 2) => "f64".into(),
+        (None, 7) => "u8".into(),
+        (None, 9) => "u32".into(),
+        (None, raw) => format!("type{raw}"),
+    }
+}
+
+impl std::fmt::Display for CoopmatShape {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let known = [self.a_type, self.b_type, self.c_type, self.result_type];
+        let [a, b, c, r] = [0, 1, 2, 3].map(|i| component_name(self.raw_types[i], known[i]));
+        write!(
+            f,
+            "M{} N{} K{} A {a} B {b} C {c} R {r}{} scope {}",
+            self.m,
+            self.n,
+            self.k,
+            if self.saturating { " saturating" } else { "" },
+            if self.subgroup_scope {
+                "subgroup"
+            } else {
+                "other"
+            }
+        )
+    }
+}
+
+/// A square cooperative-matrix shape the kernel can multiply with: `size` × `size` × `size`
+/// tiles of `input` A and B summed into `accumulate` (one entry of
+/// `wgpu::Adapter::cooperative_matrix_properties`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct CoopShape {
+    /// 8 (`coop_mat8x8`) or 16 (`coop_mat16x16`).
+    pub size: u32,
+    /// Element type of A and B (f16 or f32).
+    pub input: DType,
+    /// Element type of the accumulators (f16 or f32).
+    pub accumulate: DType,
+}
+
+impl std::fmt::Display for CoopShape {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{0}x{0}x{0} {1}->{2}",
+            self.size, self.input, self.accumulate
+        )
+    }
 }

@@ -46,8 +46,9 @@ fn run_gemms(context: &Context, seed: u64) -> Vec<BackendKind> {
     let simt = context.with_backend(BackendChoice::Force(BackendKind::Simt));
     common::check::<f32, f32>(&simt, &Gemm::new(96, 80, 64), seed).unwrap();
     ran.push(BackendKind::Simt);
-    if let Ok(coopmat) = context.coopmat() {
-        let types = coopmat.supported_types();
+    let coopmat = context.backend(BackendKind::Coopmat);
+    if coopmat.is_available() {
+        let types = coopmat.types;
         let forced = context.with_backend(BackendChoice::Force(BackendKind::Coopmat));
         let gemm = Gemm::new(128, 128, 64);
         if types.contains(&GemmTypes::F16_F32) {
@@ -67,7 +68,7 @@ fn a_second_context_loads_the_saved_caches() {
     common::install_logger();
     let dir = temp_dir("reuse");
     let first = context_in(&dir);
-    let key = coopgemm::cache_key(first.adapter_info());
+    let key = coopgemm::DiskCache::file_prefix(first.adapter_info());
     let wgpu_cache = first
         .device()
         .features()

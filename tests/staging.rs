@@ -103,7 +103,7 @@ fn by_default_only_kernels_that_want_k_contiguous_b_get_it_staged() {
             );
             let wants_it = plan.selection.backend == BackendKind::Coopmat
                 && config.starts_with("coopmat2-i8")
-                && m >= coopgemm::STAGE_B_MIN_ROWS
+                && m >= coopgemm::testing::STAGE_B_MIN_ROWS
                 && layout.order == coopgemm::Order::RowMajor;
             assert_eq!(
                 plan.kernel.staged_b, wants_it,

@@ -13,7 +13,6 @@
 #[cfg_attr(not(vulkan_interop), path = "coopmat_absent.rs")]
 pub mod coopmat;
 mod kernel;
-pub mod kind;
 mod overrides;
 pub mod simt;
 pub(crate) mod snippets;
@@ -23,8 +22,12 @@ pub mod wgsl_coopmat;
 use std::fmt;
 use std::sync::Arc;
 
+pub(crate) use kernel::PackedForm;
 pub use kernel::{KernelConfig, KernelInfo};
-pub use kind::BackendKind;
+// `crate::backend::kind::BackendKind` keeps working; the kind lives outside the backends
+// so that `error` can name it without depending on them.
+pub(crate) use crate::kind;
+pub use crate::kind::BackendKind;
 pub(crate) use overrides::setters;
 pub use overrides::KernelOverrides;
 

@@ -5,7 +5,8 @@
 use crate::backend::BackendKind;
 use crate::error::{Error, Result};
 
-use super::{AutotuneChoice, BackendChoice, ContextOptions, DiskCache, SplitKChoice, StageBChoice};
+use super::{AutotuneChoice, BackendChoice, ContextOptions, SplitKChoice, StageBChoice};
+use crate::disk_cache::DiskCache;
 
 impl ContextOptions {
     /// The defaults with the environment variables named on each field applied on top
@@ -163,10 +164,10 @@ impl ContextOptions {
 
 #[cfg(test)]
 mod tests {
-    use super::super::resolve_directory;
     use super::*;
     use crate::backend::KernelOverrides;
     use crate::config::{CoopmatTiling, SimtConfig, WorkgroupScopeTile};
+    use crate::disk_cache::resolve_directory;
     use std::ffi::OsString;
 
     fn try_with(pairs: &[(&str, &str)]) -> Result<ContextOptions> {

@@ -18,12 +18,10 @@ impl TouchPass {
             label: Some("coopgemm coopmat init"),
             entries: &[0, 1, 2, 3].map(|binding| storage_entry(binding, false)),
         });
-        let module = crate::shader::wgsl_module(
-            device,
-            "coopgemm coopmat init",
-            "@compute @workgroup_size(1) fn main() {}",
-            crate::shader::Checks::Default,
-        );
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("coopgemm coopmat init"),
+            source: wgpu::ShaderSource::Wgsl("@compute @workgroup_size(1) fn main() {}".into()),
+        });
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("coopgemm coopmat init"),
             bind_group_layouts: &[Some(&layout)],

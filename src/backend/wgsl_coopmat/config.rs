@@ -4,30 +4,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::types::{DType, GemmTypes};
-
-/// A square cooperative-matrix shape the kernel can multiply with: `size` × `size` × `size`
-/// tiles of `input` A and B summed into `accumulate` (one entry of
-/// `wgpu::Adapter::cooperative_matrix_properties`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct CoopShape {
-    /// 8 (`coop_mat8x8`) or 16 (`coop_mat16x16`).
-    pub size: u32,
-    /// Element type of A and B (f16 or f32).
-    pub input: DType,
-    /// Element type of the accumulators (f16 or f32).
-    pub accumulate: DType,
-}
-
-impl fmt::Display for CoopShape {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{0}x{0}x{0} {1}->{2}",
-            self.size, self.input, self.accumulate
-        )
-    }
-}
+use crate::types::{CoopShape, DType, GemmTypes};
 
 fn float_type(scalar: wgpu::CooperativeScalarType) -> Option<DType> {
     match scalar {
@@ -78,6 +55,7 @@ impl CoopShape {
 /// assert!("c16-128x64x32-w1x1".parse::<WgslCoopConfig>().is_err()); // 8 x 4 tiles each
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub struct WgslCoopConfig {
     /// Coop tile size: 8 or 16.
     pub coop: u32,

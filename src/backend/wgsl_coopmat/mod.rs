@@ -26,7 +26,8 @@ use super::wgpu_dispatch::{
 };
 mod config;
 
-pub use config::{CoopShape, WgslCoopConfig};
+pub use crate::types::CoopShape;
+pub use config::WgslCoopConfig;
 
 use super::{tile_grid, unusable_config, Backend, BackendKind, BackendSetup, KernelConfig, Target};
 use crate::bindings::{BindingPlan, GemmBuffers};

@@ -82,7 +82,7 @@ pub(crate) use crate::device_info::EnabledFeatures;
 
 /// Creates a WGSL GEMM kernel's shader module without wgpu's runtime bounds checks.
 ///
-/// Only for `wgsl/gemm_simt.wgsl` and `wgsl/gemm_coopmat.wgsl` (which shares its staging and
+/// Only for `wgsl/gemm_simt.wgsl` and `wgsl/gemm_coopmat.wgsl` (which shares its tile loads and
 /// epilogue), whose every index is in bounds by construction: their workgroup-memory indices
 /// (cooperative-matrix loads and stores included) are below the arrays' sizes for every
 /// configuration that passes `SimtConfig::check` / `WgslCoopConfig::check`, and every

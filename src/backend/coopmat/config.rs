@@ -50,7 +50,7 @@ impl KernelVariant {
 }
 
 /// A configuration of the `VK_NV_cooperative_matrix2` kernel: one workgroup-scope matrix
-/// per operand tile, loaded and stored through tensor layouts (the driver stages them).
+/// per operand tile, loaded and stored through tensor layouts (the driver moves them through shared memory).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub struct WorkgroupScopeConfig {
@@ -179,7 +179,7 @@ impl WorkgroupScopeConfig {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum CoopmatPlan {
-    /// The `VK_KHR_cooperative_matrix` kernel: subgroup-scope tiles, staged by hand.
+    /// The `VK_KHR_cooperative_matrix` kernel: subgroup-scope tiles, loaded into shared memory by hand.
     Subgroup(CoopmatConfig),
     /// The `VK_NV_cooperative_matrix2` kernel: workgroup-scope matrices, tensor addressing.
     WorkgroupScope(WorkgroupScopeConfig),

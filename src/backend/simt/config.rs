@@ -158,7 +158,7 @@ impl SimtConfig {
         }
         for elements in [self.tile_m * self.tile_k, self.tile_n * self.tile_k] {
             if elements / 4 > 4 * size {
-                return Err("each invocation must stage at most 4 quads per operand".into());
+                return Err("each invocation must load at most 4 quads per operand".into());
             }
         }
         if size > limits.max_compute_invocations_per_workgroup

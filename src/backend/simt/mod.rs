@@ -32,13 +32,14 @@ use crate::memo::Memo;
 use crate::problem::ResolvedGemm;
 use crate::types::{DType, GemmTypes};
 
-/// The WGSL body of the SIMT kernel (without the storage snippets and [`STAGING_WGSL`]; see
+/// The WGSL body of the SIMT kernel (without the storage snippets and [`TILE_LOADS_WGSL`]; see
 /// [`simt_source`]).
 pub const SIMT_WGSL: &str = include_str!("../../../wgsl/gemm_simt.wgsl");
 
-/// What the WGSL GEMM kernels share (`wgsl/staging.wgsl`): the uniform block and the load
-/// side of staging A and B through registers. Placed after the storage snippets.
-pub const STAGING_WGSL: &str = include_str!("../../../wgsl/staging.wgsl");
+/// What the WGSL GEMM kernels share (`wgsl/tile_loads.wgsl`): the uniform block and the load
+/// side of loading A and B through registers into workgroup memory. Placed after the
+/// storage snippets.
+pub const TILE_LOADS_WGSL: &str = include_str!("../../../wgsl/tile_loads.wgsl");
 
 /// Whether the SIMT kernel can store `types`, and if not, why.
 fn check_types(types: GemmTypes) -> std::result::Result<(), String> {
@@ -108,7 +109,7 @@ pub(crate) fn simt_source(
             snippets::compute(scalar),
             &inputs,
             &output_side,
-            STAGING_WGSL,
+            TILE_LOADS_WGSL,
             SIMT_WGSL,
         ]
         .join("\n"),

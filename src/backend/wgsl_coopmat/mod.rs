@@ -10,7 +10,7 @@
 //!
 //! The kernel shares the SIMT kernel's host interface: the uniform block
 //! ([`GemmParams`](super::simt)), the bindings, the storage snippets of `wgsl/storage/` and
-//! the load side of staging (`wgsl/staging.wgsl`). What differs is the multiply (coop tiles of
+//! the load side of the tile loads (`wgsl/tile_loads.wgsl`). What differs is the multiply (coop tiles of
 //! [`CoopShape`], picked from the adapter's list) and the tiling ([`WgslCoopConfig`]).
 //! Variants are generated, never copied: a header ([`wgsl_coopmat_source`]) names the coop
 //! shape and element types, the storage snippets are the element types' own, and the tiling
@@ -18,7 +18,7 @@
 
 use std::sync::Arc;
 
-use super::simt::STAGING_WGSL;
+use super::simt::TILE_LOADS_WGSL;
 use super::snippets;
 use super::wgpu_dispatch::{
     gemm_bind_group_layout, k_contiguous, kernel_pipeline, loads_whole_quads, GemmParams,
@@ -37,7 +37,7 @@ use crate::problem::ResolvedGemm;
 use crate::types::{DType, GemmTypes};
 
 /// The WGSL body of the cooperative-matrix kernel (without the header, storage snippets and
-/// staging; see [`wgsl_coopmat_source`]).
+/// tile loads; see [`wgsl_coopmat_source`]).
 pub const WGSL_COOPMAT_WGSL: &str = include_str!("../../../wgsl/gemm_coopmat.wgsl");
 
 /// Whether the kernel can store `types` (f16 or f32 A/B, sums and C), and if not, why.
@@ -55,7 +55,7 @@ fn check_types(types: GemmTypes) -> std::result::Result<(), String> {
 /// The complete WGSL of the cooperative-matrix kernel for `types` on `coop` × `coop` tiles
 /// (8 or 16): a header with the `enable` directives, the element types and the coop types,
 /// then the storage snippets for the types (A and B bound as vectors with `vector_loads`,
-/// for operands whose every quad is aligned), the staging helpers and the body. `None` for
+/// for operands whose every quad is aligned), the tile-load helpers and the body. `None` for
 /// types or sizes the kernel cannot use.
 pub(crate) fn wgsl_coopmat_source(
     types: GemmTypes,
@@ -76,7 +76,7 @@ pub(crate) fn wgsl_coopmat_source(
          alias CoopB = coop_mat{coop}x{coop}<AB, B>;\n\
          alias CoopC = coop_mat{coop}x{coop}<Acc, C>;\n\
          const COOP: u32 = {coop}u;\n\
-         // Elements in 16 bytes: the padding of a staged row (coop loads need 16-byte rows).\n\
+         // Elements in 16 bytes: the padding of a workgroup-memory row (coop loads need 16-byte rows).\n\
          const STAGE_PAD: u32 = {pad}u;\n",
         if uses_f16 { "enable f16;\n" } else { "" },
         input = types.input,
@@ -89,7 +89,7 @@ pub(crate) fn wgsl_coopmat_source(
             &snippets::native_inputs(types.input, vector_loads),
             &snippets::native_output(types.output),
             snippets::EPILOGUE,
-            STAGING_WGSL,
+            TILE_LOADS_WGSL,
             WGSL_COOPMAT_WGSL,
         ]
         .join("\n"),
@@ -244,7 +244,7 @@ impl WgslCoopBackend {
         let forced_config = overrides.wgsl_coopmat_config;
         // For measuring what wgpu's checks cost: they clamp every workgroup-memory index
         // (BoundsCheckPolicy::Restrict), which keeps the driver from merging a quad's four
-        // adjacent staging stores into one, and they bound every loop.
+        // adjacent workgroup-memory stores into one, and they bound every loop.
         let checks = if overrides.wgsl_coopmat_checked {
             crate::shader::Checks::Default
         } else {
@@ -424,8 +424,8 @@ impl WgslCoopBackend {
                 reason: format!("no WGSL coopmat kernel for {types} on {coop}x{coop} tiles"),
             })?;
         // Without wgpu's runtime checks unless asked for (see KernelOverrides): with each
-        // operand staged in its own layout, the checks' index clamping keeps the driver from
-        // merging adjacent staging stores (H100, 4096³ f16: 32.6 TFLOP/s with, 66.5 without).
+        // operand held in workgroup memory in its own layout, the checks' index clamping keeps the driver from
+        // merging adjacent workgroup-memory stores (H100, 4096³ f16: 32.6 TFLOP/s with, 66.5 without).
         Ok(crate::shader::wgsl_module(
             &self.device,
             "coopgemm wgsl-coopmat",

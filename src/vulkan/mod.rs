@@ -1,5 +1,9 @@
-//! Everything that touches raw Vulkan, and the one wgpu call that skips shader checks:
-//! the one place in the crate with `unsafe` code.
+//! Everything that touches raw Vulkan, and the crate's other `unsafe` wgpu calls: the one
+//! place in the crate with `unsafe` code. Not everything here is Vulkan: the module is named
+//! for its main content, and also holds the three `unsafe` wgpu calls that work on every
+//! backend (shader modules without runtime checks, `trusted_shader_module`; the token of
+//! wgpu's experimental features, `experimental_features_for`; wgpu pipeline caches,
+//! `pipeline_cache`), so that `unsafe` stays in one module.
 //!
 //! - [`device`]: opening a wgpu device whose `VkDevice` has the cooperative-matrix
 //!   extensions and features enabled, and finding out what a caller's device has.

@@ -35,9 +35,8 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use clap::Parser;
-use coopgemm::{
-    BackendChoice, BackendKind, Context, Element, Gemm, GemmBuffers, GemmTypes, Reference,
-};
+use coopgemm::testing::Reference;
+use coopgemm::{BackendChoice, BackendKind, Context, Element, Gemm, GemmBuffers, GemmTypes};
 use indicatif::ProgressBar;
 
 #[allow(dead_code)]
@@ -158,7 +157,7 @@ struct Measurement {
 /// Every result is verified on full-mantissa data: products and sums rounded to a narrower
 /// type than the GEMM promises would miss the reference's tolerance (exact-product data
 /// would hide them, and report an error of 0).
-const DATA: coopgemm::SampleData = coopgemm::SampleData::FullMantissa;
+const DATA: coopgemm::testing::SampleData = coopgemm::testing::SampleData::FullMantissa;
 
 /// Measures one case; `bar`'s message says which stage it is in.
 fn measure<I: Element, O: Element>(
@@ -179,8 +178,10 @@ fn measure<I: Element, O: Element>(
         tune,
     } = how;
     let resolved = gemm.resolve()?;
-    let a: Vec<I> = coopgemm::sample_data(DATA, resolved.a.required_elements() as usize, 1);
-    let b: Vec<I> = coopgemm::sample_data(DATA, resolved.b.required_elements() as usize, 2);
+    let a: Vec<I> =
+        coopgemm::testing::sample_data(DATA, resolved.a.required_elements() as usize, 1);
+    let b: Vec<I> =
+        coopgemm::testing::sample_data(DATA, resolved.b.required_elements() as usize, 2);
     let c: Vec<O> = vec![O::from_f64_lossy(0.0); resolved.c.required_elements() as usize];
     let (a_buffer, b_buffer, c_buffer) = (
         context.upload("A", &a)?,
@@ -478,8 +479,10 @@ fn measure_cpu(
     let gemm = Gemm::new(m, n, k);
     let resolved = gemm.resolve()?;
     let shape = (m as usize, n as usize, k as usize);
-    let a: Vec<f32> = coopgemm::sample_data(DATA, resolved.a.required_elements() as usize, 1);
-    let b: Vec<f32> = coopgemm::sample_data(DATA, resolved.b.required_elements() as usize, 2);
+    let a: Vec<f32> =
+        coopgemm::testing::sample_data(DATA, resolved.a.required_elements() as usize, 1);
+    let b: Vec<f32> =
+        coopgemm::testing::sample_data(DATA, resolved.b.required_elements() as usize, 2);
     let mut c = vec![0.0f32; resolved.c.required_elements() as usize];
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut timed = Vec::new();
@@ -553,10 +556,12 @@ fn main() {
             std::process::exit(2);
         });
     // Tuning may take its time here: a benchmark measures the steady state.
-    let options = coopgemm::ContextOptions {
-        tuning_time_limit: TUNING_TIME_LIMIT,
-        ..Default::default()
-    };
+    let options = coopgemm::ContextOptions::from_env()
+        .unwrap_or_else(|error| {
+            eprintln!("error: {error}");
+            std::process::exit(1);
+        })
+        .with_tuning_time_limit(TUNING_TIME_LIMIT);
     let context = pollster::block_on(Context::with_options(options)).unwrap_or_else(|error| {
         eprintln!("error: {error}");
         std::process::exit(1);

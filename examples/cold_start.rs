@@ -38,9 +38,10 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use clap::Parser;
+use coopgemm::testing::Reference;
 use coopgemm::{
     BackendChoice, BackendKind, Context, ContextOptions, DiskCache, Element, Gemm, GemmBuffers,
-    GemmTypes, Reference,
+    GemmTypes,
 };
 
 #[allow(dead_code)]
@@ -139,8 +140,8 @@ fn first_result<I: Element, O: Element>(
     let resolved = gemm.resolve()?;
     let kernel = context.prepare(gemm)?.to_string();
     steps.lap("pipeline build", clock);
-    let a: Vec<I> = coopgemm::sample_values(resolved.a.required_elements() as usize, 1);
-    let b: Vec<I> = coopgemm::sample_values(resolved.b.required_elements() as usize, 2);
+    let a: Vec<I> = coopgemm::testing::sample_values(resolved.a.required_elements() as usize, 1);
+    let b: Vec<I> = coopgemm::testing::sample_values(resolved.b.required_elements() as usize, 2);
     let c: Vec<O> = vec![O::from_f64_lossy(0.0); resolved.c.required_elements() as usize];
     steps.lap("host data", clock);
     let (a_buffer, b_buffer, c_buffer) = (
@@ -195,11 +196,10 @@ fn main() {
     let mut steps = Steps::default();
     steps.lap("startup", &mut clock);
     let outcome = (|| {
-        let context = pollster::block_on(Context::with_options(ContextOptions {
-            backend: args.backend,
-            disk_cache: cache.clone(),
-            ..Default::default()
-        }))?;
+        let options = ContextOptions::from_env()?
+            .with_backend(args.backend)
+            .with_disk_cache(cache.clone());
+        let context = pollster::block_on(Context::with_options(options))?;
         steps.lap("instance+device", &mut clock);
         let gemm = Gemm::new(m, n, k).types(args.types);
         let outcome = match args.types {
@@ -232,7 +232,7 @@ fn main() {
         .as_deref()
         .and_then(|dir| std::fs::read_dir(dir).ok())
         .map(|entries| {
-            let key = coopgemm::cache_key(&adapter);
+            let key = coopgemm::DiskCache::file_prefix(&adapter);
             entries
                 .filter_map(|entry| entry.ok())
                 .filter_map(|entry| {

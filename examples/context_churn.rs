@@ -59,9 +59,9 @@ fn main() {
                     let stage = |s: usize| progress[thread].store(round * 10 + s, Ordering::SeqCst);
                     stage(1);
                     let turn = serial_open.then(|| open_turn.lock().unwrap());
-                    let context =
-                        pollster::block_on(Context::with_options(ContextOptions::default()))
-                            .expect("a Vulkan adapter");
+                    let options = ContextOptions::from_env().expect("COOPGEMM_* variables");
+                    let context = pollster::block_on(Context::with_options(options))
+                        .expect("a Vulkan adapter");
                     drop(turn);
                     stage(2);
                     {

@@ -11,9 +11,10 @@
 use std::time::Instant;
 
 use clap::Parser;
+use coopgemm::testing::Reference;
 use coopgemm::{
     BackendChoice, BackendKind, Context, ContextOptions, Element, Gemm, GemmBuffers, GemmTypes,
-    MatrixLayout, Order, Reference,
+    MatrixLayout, Order,
 };
 
 #[allow(dead_code)]
@@ -93,8 +94,8 @@ fn run<I: Element, O: Element>(context: &Context, args: &Args) -> Result<(), coo
     for (kind, why) in &selection.rejected {
         println!("  not {kind}: {why}");
     }
-    let a: Vec<I> = coopgemm::sample_values(resolved.a.required_elements() as usize, 1);
-    let b: Vec<I> = coopgemm::sample_values(resolved.b.required_elements() as usize, 2);
+    let a: Vec<I> = coopgemm::testing::sample_values(resolved.a.required_elements() as usize, 1);
+    let b: Vec<I> = coopgemm::testing::sample_values(resolved.b.required_elements() as usize, 2);
     let c: Vec<O> = vec![O::from_f64_lossy(0.0); resolved.c.required_elements() as usize];
     let a_buffer = context.upload("A", &a)?;
     let b_buffer = context.upload("B", &b)?;
@@ -171,10 +172,8 @@ fn main() {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("info")).init();
     let args: Args = common::cli::parse();
     let outcome = (|| {
-        let context = pollster::block_on(Context::with_options(ContextOptions {
-            backend: args.backend,
-            ..Default::default()
-        }))?;
+        let options = ContextOptions::from_env()?.with_backend(args.backend);
+        let context = pollster::block_on(Context::with_options(options))?;
         let info = context.adapter_info();
         println!(
             "adapter: {} ({:?}, {:?})",

@@ -6,7 +6,7 @@
 //! cargo run --example info
 //! ```
 
-use coopgemm::{Context, Gemm, GemmTypes};
+use coopgemm::{Context, ContextOptions, Gemm, GemmTypes};
 
 #[allow(dead_code)]
 mod common;
@@ -20,7 +20,9 @@ struct Args {}
 fn main() {
     let Args {} = common::cli::parse();
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
-    let context = match Context::new_blocking() {
+    let context = match ContextOptions::from_env()
+        .and_then(|options| pollster::block_on(Context::with_options(options)))
+    {
         Ok(context) => context,
         Err(error) => {
             eprintln!("error: {error}");
@@ -47,8 +49,11 @@ fn main() {
             Err(why) => println!("  {:<12} unavailable: {why}", status.kind.name()),
         }
     }
-    if let Ok(coopmat) = context.coopmat() {
-        let device = coopmat.device_info();
+    let cooperative_matrices = context.cooperative_matrices();
+    if let (Some(device), Some(enabled)) = (
+        &cooperative_matrices.vulkan,
+        cooperative_matrices.vulkan_features,
+    ) {
         println!(
             "subgroup size {} (min {}, max {}), shared memory {} B, max invocations {}, VK_NV_cooperative_matrix2: {}",
             device.subgroup_size,
@@ -58,7 +63,7 @@ fn main() {
             device.max_workgroup_invocations,
             device.has_nv_cooperative_matrix2
         );
-        println!("enabled: {:?}", coopmat.enabled_features());
+        println!("enabled: {enabled:?}");
         println!("cooperative-matrix configurations:");
         for shape in &device.shapes {
             println!("  {shape}");
@@ -87,12 +92,11 @@ fn main() {
             }
         }
     }
-    if let Ok(wgsl_coopmat) = context.wgsl_coopmat() {
+    if let Some(subgroup_size) = cooperative_matrices.wgsl_subgroup_size {
         println!(
-            "WGSL cooperative matrices (wgpu's EXPERIMENTAL_COOPERATIVE_MATRIX), kernels built for subgroups of {}:",
-            wgsl_coopmat.subgroup_size()
+            "WGSL cooperative matrices (wgpu's EXPERIMENTAL_COOPERATIVE_MATRIX), kernels built for subgroups of {subgroup_size}:"
         );
-        for shape in wgsl_coopmat.shapes() {
+        for shape in &cooperative_matrices.wgsl_shapes {
             println!("  {shape}");
         }
     }

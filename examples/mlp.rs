@@ -16,9 +16,10 @@ use std::time::Instant;
 #[allow(dead_code)]
 mod common;
 
+use coopgemm::testing::Reference;
 use coopgemm::{
     Activation, BackendChoice, BackendKind, BiasAxis, Context, ContextOptions, Element, Gemm,
-    GemmBuffers, GemmTypes, MatrixLayout, Reference,
+    GemmBuffers, GemmTypes, MatrixLayout,
 };
 
 const LAYERS: [(u32, u32, Activation); 3] = [
@@ -79,11 +80,12 @@ fn build_layers<T: Element>(context: &Context, args: &Args) -> coopgemm::Result<
             .activation(activation);
         // Scaled so activations stay O(1) through the layers.
         let weights_host: Vec<T> =
-            coopgemm::sample_values::<f32>((inputs * outputs) as usize, 10 + index as u64)
+            coopgemm::testing::sample_values::<f32>((inputs * outputs) as usize, 10 + index as u64)
                 .iter()
                 .map(|w| T::from_f64_lossy(*w as f64 / (inputs as f64).sqrt()))
                 .collect();
-        let bias_host: Vec<f32> = coopgemm::sample_values(outputs as usize, 20 + index as u64);
+        let bias_host: Vec<f32> =
+            coopgemm::testing::sample_values(outputs as usize, 20 + index as u64);
         let raw_weights = context.upload("weights", &weights_host)?;
         let (packed_gemm, weights) = if !args.no_pack {
             let packed = context.pack_b(&gemm, &raw_weights)?;
@@ -131,7 +133,8 @@ fn forward<T: Element>(
 
 fn run<T: Element>(context: &Context, args: &Args, kind: BackendKind) -> coopgemm::Result<()> {
     let layers = build_layers::<T>(context, args)?;
-    let input_host: Vec<T> = coopgemm::sample_values((args.batch * LAYERS[0].0) as usize, 1);
+    let input_host: Vec<T> =
+        coopgemm::testing::sample_values((args.batch * LAYERS[0].0) as usize, 1);
     let input = context.upload("input", &input_host)?;
 
     // Warm-up (pipeline builds), then the timed passes.
@@ -191,7 +194,9 @@ fn run<T: Element>(context: &Context, args: &Args, kind: BackendKind) -> coopgem
 fn main() {
     env_logger::init();
     let args: Args = common::cli::parse();
-    let context = match pollster::block_on(Context::with_options(ContextOptions::default())) {
+    let context = match ContextOptions::from_env()
+        .and_then(|options| pollster::block_on(Context::with_options(options)))
+    {
         Ok(context) => context,
         Err(error) => {
             eprintln!("error: {error}");

@@ -52,10 +52,8 @@ fn parse_seconds(text: &str) -> Result<f64, String> {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Args = common::cli::parse();
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("info")).init();
-    let options = ContextOptions {
-        tuning_time_limit: Duration::from_secs_f64(args.time_limit),
-        ..Default::default()
-    };
+    let options = ContextOptions::from_env()?
+        .with_tuning_time_limit(Duration::from_secs_f64(args.time_limit));
     let context = pollster::block_on(Context::with_options(options))?;
     eprintln!("adapter: {}", context.adapter_info().name);
     match options_cache_directory() {

@@ -24,9 +24,9 @@
 //             Vulkan drivers without cooperative matrices; everything else -- interface,
 //             tiling, shared memory, epilogue -- is the same. Not for bfloat16_t.
 // The variants (name, A_TYPE, ACC_TYPE, C_TYPE, emulated or not) are listed in
-// glsl/variants.txt: f16_f32, f16_f16, bf16_f32, s8_s32, f32_f32, f16_f32_f16 and
+// glsl/variants.txt: f16_f32, f16_f16, bf16_f32, i8_i32, f32_f32, f16_f32_f16 and
 // bf16_f32_bf16 on cooperative matrices, and gemm_coopmat_emulated_<name> for f32_f32,
-// f16_f32, f16_f16, f16_f32_f16 and s8_s32.
+// f16_f32, f16_f16, f16_f32_f16 and i8_i32.
 // The epilogue always works in 32-bit float: result = alpha * float(acc) + beta * float(C),
 // then converted to C_TYPE. For an int32_t accumulator the conversion is GLSL int(),
 // i.e. truncation toward zero; the special cases alpha == 1 with beta == 0 or beta == 1

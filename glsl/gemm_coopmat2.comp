@@ -28,8 +28,8 @@
 //   C_TYPE    element type of C in memory: float, float16_t or int32_t (int32_t
 //             accumulators only)
 // Variants (glsl/variants.txt; output glsl/spirv/gemm_coopmat2_<name>.spv): f16_f32,
-// f16_f16, bf16_f32, f16_f32_f16 and s8_s32.
-// The K loop accumulates in ACC_TYPE (so f16_f16 accumulates in f16, s8_s32 in int32,
+// f16_f16, bf16_f32, f16_f32_f16 and i8_i32.
+// The K loop accumulates in ACC_TYPE (so f16_f16 accumulates in f16, i8_i32 in int32,
 // wrapping). The epilogue works in 32-bit float: result = alpha * float(acc)
 // [+ beta * float(C)], then converted to C_TYPE (for int32_t: truncation toward zero, as
 // GLSL int()). With an int32_t accumulator, alpha == 1 and beta == 0 or 1 are computed in
@@ -84,7 +84,7 @@
 //   VK_KHR_cooperative_matrix (cooperativeMatrix), Vulkan memory model
 //     (vulkanMemoryModel; the SPIR-V uses the Vulkan memory model), shaderFloat16,
 //     storageBuffer16BitAccess; for bf16_f32 also VK_KHR_shader_bfloat16
-//     (shaderBFloat16Type and shaderBFloat16CooperativeMatrix); for s8_s32 shaderInt8 and
+//     (shaderBFloat16Type and shaderBFloat16CooperativeMatrix); for i8_i32 shaderInt8 and
 //     storageBuffer8BitAccess.
 //   maintenance4 (core in Vulkan 1.3; the workgroup size is given as LocalSizeId).
 //   SPIR-V capabilities declared: Shader, Float16, StorageBuffer16BitAccess (f16
@@ -102,7 +102,7 @@
 //     BM, BN, BK <= cooperativeMatrixFlexibleDimensionsMaxDimension.
 //   Granularities on NVIDIA are 16 or 32, so multiples of 32 for BM/BN and of 16 (better
 //   32 or 64) for BK are the safe choices. The entry for (f16, f16 -> f16) must exist for
-//   f16_f16, (bf16, bf16 -> f32) for bf16_f32, (s8, s8 -> s32) for s8_s32 (NVIDIA lists
+//   f16_f16, (bf16, bf16 -> f32) for bf16_f32, (s8, s8 -> s32) for i8_i32 (NVIDIA lists
 //   it with K granularity 32).
 //   The epilogue also uses accumulator matrices of type float (and C_TYPE) with shape
 //   BM x BN; they only take part in loads, stores, conversions and element-wise

@@ -19,8 +19,8 @@
 //!   [`MAX_TUNING_BYTES`] keep the heuristic choice.
 //! - Where: `<cache dir>/<adapter key>.tune.bin`, one `class<TAB>config` line per class
 //!   (see [`DiskCache`](crate::DiskCache)); off with the disk cache, in memory only.
-//! - Switch: [`AutotuneChoice`] in [`ContextOptions`](crate::ContextOptions), or
-//!   `COOPGEMM_AUTOTUNE=0|1` (off / on first use).
+//! - Switch: [`AutotuneChoice`] in [`ContextOptions`](crate::ContextOptions) (from the
+//!   environment, `COOPGEMM_AUTOTUNE=0|1`: off / on first use).
 
 use std::collections::HashMap;
 use std::fmt;
@@ -68,7 +68,7 @@ impl TuningPolicy {
         match choice {
             AutotuneChoice::OnFirstUse => TuningPolicy::OnFirstUse,
             AutotuneChoice::Off => TuningPolicy::Never,
-            AutotuneChoice::Auto => TuningPolicy::OnRequest,
+            AutotuneChoice::OnRequest => TuningPolicy::OnRequest,
         }
     }
 }

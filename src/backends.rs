@@ -10,16 +10,29 @@ use crate::backend::{Backend, BackendKind, BackendSetup};
 use crate::disk_cache::CacheStore;
 use crate::error::{Error, Result};
 use crate::options::ContextOptions;
+use crate::problem::Gemm;
 use crate::timing::GpuTimer;
+use crate::types::GemmTypes;
 use crate::vulkan::device::EnabledFeatures;
 
-/// Whether a backend can be used on a context's device, and if not, why.
+/// Whether a backend can be used on a context's device, and if not, why
+/// ([`Context::backends`](crate::Context::backends), [`Context::backend`](crate::Context::backend)).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct BackendStatus {
     /// The backend.
     pub kind: BackendKind,
     /// `Ok(description)` when available, `Err(reason)` when not.
     pub availability: std::result::Result<String, String>,
+    /// The type combinations it can run here (empty when unavailable).
+    pub types: Vec<GemmTypes>,
+}
+
+impl BackendStatus {
+    /// Whether the device has this backend.
+    pub fn is_available(&self) -> bool {
+        self.availability.is_ok()
+    }
 }
 
 /// One of each backend, or why the device cannot have it.
@@ -112,22 +125,48 @@ impl Backends {
     pub(crate) fn statuses(&self) -> Vec<BackendStatus> {
         BackendKind::ALL
             .into_iter()
-            .map(|kind| BackendStatus {
-                kind,
-                availability: match kind {
-                    BackendKind::Simt => Ok("WGSL tiled GEMM on wgpu".into()),
-                    BackendKind::Coopmat => self
-                        .coopmat
-                        .as_ref()
-                        .map(CoopmatBackend::describe)
-                        .map_err(Clone::clone),
-                    BackendKind::WgslCoopmat => self
-                        .wgsl_coopmat
-                        .as_ref()
-                        .map(WgslCoopBackend::describe)
-                        .map_err(Clone::clone),
-                },
-            })
+            .map(|kind| self.status(kind))
             .collect()
+    }
+
+    /// Whether this device has the backend of `kind`, and what it runs.
+    pub(crate) fn status(&self, kind: BackendKind) -> BackendStatus {
+        let types = match kind {
+            // What `supports` accepts for a small GEMM of each type combination.
+            BackendKind::Simt => GemmTypes::ALL
+                .into_iter()
+                .filter(|&types| {
+                    Gemm::new(64, 64, 64)
+                        .types(types)
+                        .resolve()
+                        .is_ok_and(|gemm| self.simt.supports(&gemm).is_ok())
+                })
+                .collect(),
+            BackendKind::Coopmat => self
+                .coopmat
+                .as_ref()
+                .map_or_else(|_| Vec::new(), CoopmatBackend::supported_types),
+            BackendKind::WgslCoopmat => self
+                .wgsl_coopmat
+                .as_ref()
+                .map_or_else(|_| Vec::new(), WgslCoopBackend::supported_types),
+        };
+        BackendStatus {
+            kind,
+            types,
+            availability: match kind {
+                BackendKind::Simt => Ok("WGSL tiled GEMM on wgpu".into()),
+                BackendKind::Coopmat => self
+                    .coopmat
+                    .as_ref()
+                    .map(CoopmatBackend::describe)
+                    .map_err(Clone::clone),
+                BackendKind::WgslCoopmat => self
+                    .wgsl_coopmat
+                    .as_ref()
+                    .map(WgslCoopBackend::describe)
+                    .map_err(Clone::clone),
+            },
+        }
     }
 }

@@ -90,7 +90,7 @@ pub struct BindingPlan {
 }
 
 /// Largest element index the kernels' 32-bit arithmetic can form.
-pub const MAX_ELEMENT_INDEX: u64 = u32::MAX as u64;
+pub(crate) const MAX_ELEMENT_INDEX: u64 = u32::MAX as u64;
 
 impl BindingPlan {
     /// Checks the buffers against the description and the limits, and computes the ranges.

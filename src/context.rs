@@ -7,8 +7,7 @@
 use std::sync::{Arc, Mutex};
 
 use crate::autotune::{Tuner, TuningPolicy};
-use crate::backend::coopmat::CoopmatBackend;
-use crate::backend::wgsl_coopmat::{self, WgslCoopBackend};
+use crate::backend::wgsl_coopmat;
 use crate::backend::{KernelInfo, Target};
 use crate::backends::{BackendStatus, Backends, DeviceExtras};
 use crate::bindings::GemmBuffers;
@@ -27,6 +26,7 @@ use crate::timing::GpuTimer;
 
 /// A GEMM recorded into command buffers of its own, ready for `Queue::submit`.
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct RecordedGemm {
     /// Submit these, in order, on the context's queue.
     pub command_buffers: Vec<wgpu::CommandBuffer>,
@@ -36,6 +36,7 @@ pub struct RecordedGemm {
 
 /// A submitted GEMM.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct SubmittedGemm {
     /// The submission; `device.poll(PollType::Wait { submission_index: Some(..), .. })` waits for it.
     pub submission: wgpu::SubmissionIndex,
@@ -89,7 +90,10 @@ struct Shared {
 }
 
 impl Context {
-    /// Creates a context on the best adapter, with default options.
+    /// Creates a context on the best adapter, with the built-in default options
+    /// ([`ContextOptions::default`], which reads no environment variable; use
+    /// [`ContextOptions::from_env`] with [`Context::with_options`] for the `COOPGEMM_*`
+    /// variables).
     pub async fn new() -> Result<Context> {
         Context::with_options(ContextOptions::default()).await
     }
@@ -117,7 +121,8 @@ impl Context {
         Ok(Context::assemble(opened, options))
     }
 
-    /// Wraps a device and queue the caller already has.
+    /// Wraps a device and queue the caller already has, with the built-in default options
+    /// (no environment variable is read).
     ///
     /// The cooperative-matrix backend is available only if the device is a Vulkan device
     /// created with what its kernels need (for example by [`Context::from_adapter`], or by
@@ -128,8 +133,12 @@ impl Context {
         Context::from_wgpu_with_options(device, queue, ContextOptions::default())
     }
 
-    /// [`Context::from_wgpu`] with options (only `backend`, `enable_coopmat`,
-    /// `enable_wgsl_coopmat` and `disk_cache` apply).
+    /// [`Context::from_wgpu`] with options. What picks an adapter and opens a device does not
+    /// apply (the device exists already): `wgpu_backends`, `power_preference`,
+    /// `adapter_name`, `instance_flags`, `emulate_cooperative_matrix`, `pipeline_statistics`
+    /// and `robust_kernels`. The rest do: `backend`, `enable_coopmat`, `enable_wgsl_coopmat`,
+    /// `split_k`, `stage_b`, `autotune`, `tuning_time_limit`, `disk_cache` and
+    /// `kernel_overrides`.
     pub fn from_wgpu_with_options(
         device: wgpu::Device,
         queue: wgpu::Queue,
@@ -202,7 +211,7 @@ impl Context {
     }
 
     /// A handle to the same device, backends and caches that picks backends as `choice` says
-    /// (the `COOPGEMM_BACKEND` variable does not apply to it).
+    /// (in place of the context's [`ContextOptions::backend`]).
     ///
     /// ```no_run
     /// use coopgemm::{BackendChoice, BackendKind, Context};
@@ -219,7 +228,7 @@ impl Context {
     }
 
     /// Another handle on the same device and caches that splits GEMMs along K as `choice`
-    /// says (the `COOPGEMM_SPLIT_K` variable does not apply to it).
+    /// says (in place of the context's [`ContextOptions::split_k`]).
     ///
     /// ```no_run
     /// use coopgemm::{Context, SplitKChoice};
@@ -241,8 +250,12 @@ impl Context {
     }
 
     /// How `gemm` would run on this handle: the backend and why, the split along K, and the
-    /// kernel configuration of each launch (see [`Plan`]). Nothing is built or
-    /// timed.
+    /// kernel configuration of each launch (see [`Plan`]). Nothing runs on the caller's
+    /// buffers. Under [`AutotuneChoice::OnRequest`](crate::AutotuneChoice) and `Off` nothing
+    /// is built or timed either; under [`AutotuneChoice::OnFirstUse`](crate::AutotuneChoice)
+    /// a shape class without a winner is tuned first, as the GEMM itself would be (pipelines
+    /// built and candidates timed on scratch buffers, up to the tuning time limit), so that
+    /// the plan is the one the GEMM will run.
     pub fn plan(&self, gemm: &Gemm) -> Result<Plan> {
         self.plan_resolved(&gemm.resolve()?, false, false)
     }
@@ -432,28 +445,9 @@ impl Context {
         self.shared.planner.backends.statuses()
     }
 
-    /// The WGSL cooperative-matrix backend, if this device has it: its coop shapes and
-    /// types, for introspection (`examples/info.rs`) and tests.
-    #[doc(hidden)]
-    pub fn wgsl_coopmat(&self) -> std::result::Result<&WgslCoopBackend, &str> {
-        self.shared
-            .planner
-            .backends
-            .wgsl_coopmat
-            .as_ref()
-            .map_err(String::as_str)
-    }
-
-    /// The cooperative-matrix backend, if this device has it: its device properties and raw
-    /// Vulkan object counts, for introspection (`examples/info.rs`) and the leak tests.
-    #[doc(hidden)]
-    pub fn coopmat(&self) -> std::result::Result<&CoopmatBackend, &str> {
-        self.shared
-            .planner
-            .backends
-            .coopmat
-            .as_ref()
-            .map_err(String::as_str)
+    /// The backends of the device (for `diagnostics`).
+    pub(crate) fn backends_of_device(&self) -> &crate::backends::Backends {
+        &self.shared.planner.backends
     }
 
     /// Records `gemm` into the caller's encoder, among the caller's own commands.
@@ -575,7 +569,7 @@ impl Context {
     /// The raw timestamps of the cooperative-matrix backend's first `pairs` dispatches
     /// stamped during a timing.
     pub(crate) fn raw_timestamps(&self, pairs: u32) -> Result<Vec<[u64; 2]>> {
-        let raw = self.coopmat().map_err(|why| {
+        let raw = self.backends_of_device().coopmat.as_ref().map_err(|why| {
             Error::Device(format!("raw timestamps without a coopmat backend: {why}"))
         })?;
         raw.read_timestamps(pairs)

@@ -7,8 +7,8 @@
 //! are built and fed back to the driver by the next process.
 //!
 //! - Where: [`DiskCache::Default`] is `$COOPGEMM_CACHE_DIR`, else
-//!   `$XDG_CACHE_HOME/coopgemm`, else `$HOME/.cache/coopgemm`. `COOPGEMM_CACHE=0` in the
-//!   environment turns the cache off whatever the options say.
+//!   `$XDG_CACHE_HOME/coopgemm`, else `$HOME/.cache/coopgemm`. [`DiskCache::Off`] (what
+//!   `COOPGEMM_CACHE=0` gives under `ContextOptions::from_env`) keeps nothing.
 //! - Which file: names carry [`cache_key`] of the adapter (vendor and device ids, driver name
 //!   and version, wgpu backend, coopgemm's version), so a cache from another driver is never
 //!   fed in; inside, a small header with a checksum rejects truncated or damaged files before
@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
-use crate::options::DiskCache;
+use std::ffi::OsString;
 
 /// 64-bit FNV-1a: the checksum of cache files and the short hash in their names.
 fn fnv1a(bytes: &[u8]) -> u64 {
@@ -47,20 +47,9 @@ fn sanitize(text: &str, max: usize) -> String {
 
 /// The part of cache file names that names the adapter and driver: wgpu backend, vendor and
 /// device ids, driver name and version, coopgemm's version, and a hash of all of them
-/// unabridged (the readable parts are shortened to safe file-name characters).
-///
-/// ```
-/// let info = wgpu::AdapterInfo {
-///     name: "llvmpipe (LLVM 15.0.6, 256 bits)".into(),
-///     vendor: 0x10005,
-///     driver: "llvmpipe".into(),
-///     driver_info: "Mesa 25.0.7-2~bpo12+1 (LLVM 15.0.6)".into(),
-///     ..wgpu::AdapterInfo::new(wgpu::DeviceType::Cpu, wgpu::Backend::Vulkan)
-/// };
-/// let key = coopgemm::cache_key(&info);
-/// assert!(key.starts_with(&format!("coopgemm{}-vulkan-10005-0000-llvmpipe-Mesa_25.0.7", env!("CARGO_PKG_VERSION"))));
-/// ```
-pub fn cache_key(info: &wgpu::AdapterInfo) -> String {
+/// unabridged (the readable parts are shortened to safe file-name characters). Public as
+/// [`DiskCache::file_prefix`].
+pub(crate) fn cache_key(info: &wgpu::AdapterInfo) -> String {
     let version = env!("CARGO_PKG_VERSION");
     let backend = format!("{:?}", info.backend).to_lowercase();
     let full = format!(
@@ -331,4 +320,84 @@ mod tests {
         assert_eq!(other.file("simt.wgpu").load(), None);
         let _ = std::fs::remove_dir_all(&dir);
     }
+}
+
+/// Where [`Context`](crate::Context) keeps compiled pipelines between processes
+/// ([`ContextOptions::disk_cache`](crate::ContextOptions::disk_cache)).
+///
+/// With [`ContextOptions::from_env`](crate::ContextOptions::from_env), `COOPGEMM_CACHE=0` makes it `Off`.
+///
+/// ```
+/// use coopgemm::{ContextOptions, DiskCache};
+/// // Tests and tools that want a cache of their own:
+/// let dir = std::env::temp_dir().join("my-coopgemm-cache");
+/// let options = ContextOptions::default().with_disk_cache(DiskCache::Dir(dir.clone()));
+/// assert_eq!(options.disk_cache.directory(), Some(dir));
+/// assert_eq!(DiskCache::Off.directory(), None);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum DiskCache {
+    /// `$COOPGEMM_CACHE_DIR`, else `$XDG_CACHE_HOME/coopgemm`, else `$HOME/.cache/coopgemm`,
+    /// looked up when a context opens its cache (or [`DiskCache::directory`] is called): the
+    /// only variables a context reads without [`ContextOptions::from_env`](crate::ContextOptions::from_env), and only to find
+    /// the directory.
+    #[default]
+    Default,
+    /// This directory (created when the first cache is written).
+    Dir(PathBuf),
+    /// No persisted cache: every process builds its pipelines from scratch.
+    Off,
+}
+
+impl DiskCache {
+    /// The directory cache files go to, or `None` when the cache is off (this variant, or
+    /// no variable names a default location).
+    pub fn directory(&self) -> Option<PathBuf> {
+        resolve_directory(self, location_variable)
+    }
+
+    /// The prefix of the cache files' names for `adapter` (vendor and device ids, driver
+    /// name and version, wgpu backend, coopgemm's version): files of another adapter or
+    /// driver have other names, so a cache is never fed to a driver that did not write it.
+    ///
+    /// ```
+    /// let info = wgpu::AdapterInfo {
+    ///     name: "llvmpipe (LLVM 15.0.6, 256 bits)".into(),
+    ///     vendor: 0x10005,
+    ///     driver: "llvmpipe".into(),
+    ///     driver_info: "Mesa 25.0.7-2~bpo12+1 (LLVM 15.0.6)".into(),
+    ///     ..wgpu::AdapterInfo::new(wgpu::DeviceType::Cpu, wgpu::Backend::Vulkan)
+    /// };
+    /// let key = coopgemm::DiskCache::file_prefix(&info);
+    /// assert!(key.starts_with(&format!("coopgemm{}-vulkan-10005-0000-llvmpipe-Mesa_25.0.7", env!("CARGO_PKG_VERSION"))));
+    /// ```
+    pub fn file_prefix(adapter: &wgpu::AdapterInfo) -> String {
+        cache_key(adapter)
+    }
+}
+
+/// [`DiskCache::directory`] with the environment read through `var`.
+pub(crate) fn resolve_directory(
+    setting: &DiskCache,
+    var: impl Fn(&str) -> Option<OsString>,
+) -> Option<PathBuf> {
+    let non_empty = |name: &str| {
+        var(name)
+            .filter(|value| !value.is_empty())
+            .map(PathBuf::from)
+    };
+    match setting {
+        DiskCache::Off => None,
+        DiskCache::Dir(dir) => Some(dir.clone()),
+        DiskCache::Default => non_empty("COOPGEMM_CACHE_DIR")
+            .or_else(|| non_empty("XDG_CACHE_HOME").map(|dir| dir.join("coopgemm")))
+            .or_else(|| non_empty("HOME").map(|dir| dir.join(".cache").join("coopgemm"))),
+    }
+}
+
+/// An environment variable that is not an option but a location: where
+/// [`DiskCache::Default`] puts its files (`COOPGEMM_CACHE_DIR`, `XDG_CACHE_HOME`, `HOME`).
+pub(crate) fn location_variable(name: &str) -> Option<std::ffi::OsString> {
+    std::env::var_os(name)
 }

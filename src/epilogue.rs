@@ -14,6 +14,7 @@ use std::fmt;
 
 /// The element-wise function applied last.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
 pub enum Activation {
     /// `x` (no activation).
     #[default]
@@ -150,6 +151,7 @@ pub struct Bias {
 /// assert!(Epilogue::default().is_identity());
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
 pub struct Epilogue {
     /// The bias vector, if any.
     pub bias: Option<Bias>,

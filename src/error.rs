@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use crate::backend::kind::BackendKind;
+use crate::kind::BackendKind;
 use crate::types::GemmTypes;
 
 /// Names one operand of `C = alpha * op(A) * op(B) + beta * C`.
@@ -225,6 +225,32 @@ pub enum Error {
         /// The width of a row.
         width: u32,
     },
+    /// An option's value does not parse: an environment variable read by
+    /// [`ContextOptions::from_env`](crate::ContextOptions::from_env), or a kernel
+    /// configuration's name parsed with `str::parse`.
+    InvalidOption {
+        /// The variable (`COOPGEMM_SPLIT_K`) or the kind of value (`SIMT configuration`).
+        name: String,
+        /// The value given.
+        value: String,
+        /// What would have been accepted.
+        expected: String,
+    },
+}
+
+impl Error {
+    /// An [`Error::InvalidOption`].
+    pub(crate) fn invalid_option(
+        name: impl Into<String>,
+        value: impl Into<String>,
+        expected: impl Into<String>,
+    ) -> Error {
+        Error::InvalidOption {
+            name: name.into(),
+            value: value.into(),
+            expected: expected.into(),
+        }
+    }
 }
 
 impl fmt::Display for Error {
@@ -329,6 +355,9 @@ impl fmt::Display for Error {
                 f,
                 "{operand}: row stride {stride} is smaller than the row width {width}"
             ),
+            Error::InvalidOption { name, value, expected } => {
+                write!(f, "{name}: {value:?} is not {expected}")
+            }
         }
     }
 }

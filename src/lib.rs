@@ -5,14 +5,28 @@
 //!
 //! - A portable **SIMT** backend: a tiled WGSL kernel that runs on every wgpu backend
 //!   (Vulkan, Metal, DX12, GL) and on CPU drivers such as Mesa lavapipe.
-//! - A **cooperative-matrix** backend: a GLSL `GL_KHR_cooperative_matrix` kernel compiled to
-//!   SPIR-V, driven with ash through wgpu's Vulkan HAL on the same device and buffers.
+//! - A **cooperative-matrix** backend (`coopmat`): GLSL `GL_KHR_cooperative_matrix` and
+//!   `GL_NV_cooperative_matrix2` kernels compiled to SPIR-V, driven with ash through wgpu's
+//!   Vulkan HAL on the same device and buffers.
+//! - A **WGSL cooperative-matrix** backend (`wgsl-coopmat`): a WGSL kernel on wgpu's own
+//!   experimental cooperative matrices (Vulkan and Metal), recorded with plain wgpu.
 //!
-//! Both implement [`Backend`]; a [`Context`] picks one per GEMM from what the device
-//! offers ([`Selection`] says which and why), and can be told which to use.
+//! The three sit behind one internal backend interface; a [`Context`] picks one per GEMM
+//! from what the device offers ([`Selection`] says which and why, [`Plan`] the whole
+//! decision), and can be told which to use ([`BackendChoice`]).
+//!
+//! ## Environment variables
+//!
+//! Only [`ContextOptions::from_env`] and [`ContextOptions::with_env`] read coopgemm's
+//! `COOPGEMM_*` variables (and wgpu's `WGPU_BACKEND`, `WGPU_ADAPTER_NAME`, `WGPU_DEBUG`,
+//! `WGPU_VALIDATION`); a bad value is an [`Error::InvalidOption`]. [`ContextOptions::default`],
+//! [`Context::new`], [`Context::from_adapter`] and [`Context::from_wgpu`] read none, except
+//! that the default disk cache ([`DiskCache::Default`]) finds its directory in
+//! `COOPGEMM_CACHE_DIR`, `XDG_CACHE_HOME` or `HOME` (as does [`DiskCache::directory`]).
+//! `docs/api.md` lists the public items and why each exists.
 //!
 //! ```no_run
-//! use coopgemm::{Context, Gemm, GemmTypes, MatrixLayout, Reference};
+//! use coopgemm::{testing::Reference, Context, Gemm, GemmTypes, MatrixLayout};
 //!
 //! let context = Context::new_blocking()?;
 //! // C (64 x 32) = A (64 x 128, column-major) * B (128 x 32)
@@ -48,11 +62,13 @@ mod backend;
 mod backends;
 mod bindings;
 mod context;
+mod diagnostics;
 mod disk_cache;
 mod epilogue;
 mod error;
 mod gpu_time;
 mod host;
+mod kind;
 mod lifecycle;
 mod memo;
 pub mod mlp;
@@ -72,11 +88,14 @@ mod types;
 #[allow(unsafe_code)]
 mod vulkan;
 
-pub use backend::{Backend, BackendKind, KernelConfig, KernelInfo, Target};
+// The public surface: what a caller needs to describe, plan and run GEMMs, at the root;
+// kernel configurations in `config`, device facts in `device_info`, the test harness in
+// `testing`. docs/api.md lists every public item and why it exists.
+pub use backend::{BackendKind, KernelConfig, KernelInfo, KernelOverrides};
 pub use backends::BackendStatus;
-pub use bindings::{GemmBuffers, MAX_ELEMENT_INDEX};
+pub use bindings::GemmBuffers;
 pub use context::{Context, RecordedGemm, SubmittedGemm};
-pub use disk_cache::cache_key;
+pub use disk_cache::DiskCache;
 pub use epilogue::{Activation, Bias, BiasAxis, Epilogue};
 pub use error::{Error, Operand, Result};
 pub use host::HOST_BUFFER_USAGES;
@@ -84,46 +103,29 @@ pub use mlp::{
     LayerWeights, Mlp, MlpActivation, MlpBuffers, MlpDesc, MlpIo, MlpKernel, MlpLayout, MlpPlan,
     MlpReference, MAX_MLP_WIDTH,
 };
-pub use options::{
-    AutotuneChoice, BackendChoice, ContextOptions, DiskCache, KernelOverrides, SplitKChoice,
-    StageBChoice,
-};
+pub use options::{AutotuneChoice, BackendChoice, ContextOptions, SplitKChoice, StageBChoice};
 pub use packing::PackedB;
 pub use planner::Plan;
-pub use problem::{Gemm, MatrixLayout, Order, ResolvedBias, ResolvedGemm, ResolvedMatrix};
-pub use reference::{sample_data, sample_values, Comparison, Reference, SampleData};
-pub use selection::{Selection, COOPMAT_MIN_MULTIPLY_ADDS};
+pub use problem::{Gemm, MatrixLayout, Order};
+pub use selection::Selection;
 pub use split_k::SplitK;
-pub use staging::STAGE_B_MIN_ROWS;
 pub use types::{DType, Element, GemmTypes};
 
-/// The kernel configurations of each backend: what a [`KernelConfig`] holds.
+/// The kernel configurations of each backend: what a [`KernelConfig`] holds, what
+/// [`KernelOverrides`] forces, and how their names parse. The same types exist on every
+/// platform, including those where the Vulkan cooperative-matrix backend is not built.
 pub mod config {
-    pub use crate::backend::coopmat::CoopmatPlan;
-    #[cfg(vulkan_interop)]
     pub use crate::backend::coopmat::{
-        CoopmatConfig, CoopmatTiling, KernelVariant, WorkgroupScopeConfig,
+        CoopmatConfig, CoopmatPlan, CoopmatTiling, KernelVariant, WorkgroupScopeConfig,
+        WorkgroupScopeTile,
     };
     pub use crate::backend::simt::SimtConfig;
-    pub use crate::backend::wgsl_coopmat::{CoopShape, WgslCoopConfig};
-    #[cfg(vulkan_interop)]
-    pub use crate::vulkan::properties::CoopmatShape;
+    pub use crate::backend::wgsl_coopmat::WgslCoopConfig;
+    pub use crate::types::{CoopShape, CoopmatShape};
 }
 
-/// What the backends know of the device (cooperative-matrix properties, enabled
-/// extensions, raw object counts, the embedded SPIR-V variants), for `examples/info.rs` and
-/// the tests through [`Context::coopmat`] and [`Context::wgsl_coopmat`]. Not part of the
-/// stable API.
-#[doc(hidden)]
-pub mod introspection {
-    pub use crate::backend::coopmat::CoopmatBackend;
-    #[cfg(vulkan_interop)]
-    pub use crate::backend::coopmat::{EMULATED_VARIANTS, VARIANTS, WORKGROUP_SCOPE_VARIANTS};
-    pub use crate::backend::wgsl_coopmat::WgslCoopBackend;
-    #[cfg(vulkan_interop)]
-    pub use crate::vulkan::properties::CoopmatDeviceInfo;
-    pub use crate::vulkan::EnabledFeatures;
-}
+pub mod device_info;
+pub mod testing;
 
 /// The README's Rust examples, compiled as doctests so they cannot go stale.
 #[doc = include_str!("../README.md")]

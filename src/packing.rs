@@ -18,7 +18,7 @@ use std::sync::OnceLock;
 use bytemuck::{Pod, Zeroable};
 use wgpu::util::DeviceExt;
 
-use crate::backend::{record_wgpu, Target};
+use crate::backend::{record_wgpu, PackedForm, Target};
 use crate::bindings::{bound_range, uniform_u32};
 use crate::error::{Error, Operand, Result};
 use crate::problem::{Gemm, MatrixLayout, Order, ResolvedGemm};
@@ -84,19 +84,6 @@ impl PackedB {
     pub fn shape(&self) -> (u32, u32) {
         (self.k, self.n)
     }
-}
-
-/// How B is packed for a kernel configuration
-/// ([`KernelConfig::packed_form`](crate::KernelConfig)).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum PackedForm {
-    /// Column panels `width` wide ([`Order::ColumnPanels`]).
-    Panels {
-        /// Columns per panel: the kernel's tile width.
-        width: u32,
-    },
-    /// Column-major, every column's K elements padded with zeros to a multiple of 16 bytes.
-    KContiguous,
 }
 
 /// The packing pipelines of one device, built on first use: `main` for any packed form,

@@ -1,6 +1,6 @@
 //! The planner: the one place that decides how a GEMM runs.
 //!
-//! [`Planner::plan`] turns a validated description into a [`Plan`], in three steps:
+//! [`Planner::plan`] turns a validated description into a [`Plan`], in four steps:
 //! 1. **Backend** — [`SelectionPolicy`] (a forced backend, or the first of coopmat,
 //!    wgsl-coopmat, SIMT that can run it), then, where both tensor-core backends could, the
 //!    one the tuner measured faster for the shape class.
@@ -38,6 +38,7 @@ use crate::staging::StagedB;
 /// # Ok::<(), coopgemm::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Plan {
     /// The backend, why it was chosen, and the backends passed over.
     pub selection: Selection,

@@ -118,6 +118,7 @@ impl MatrixLayout {
 /// assert_eq!(resolved.c.batch_stride, 64 * 32);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
 pub struct Gemm {
     /// Rows of A and C.
     pub m: u32,

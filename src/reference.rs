@@ -15,9 +15,9 @@ use crate::types::{DType, Element};
 /// Only the summation can then round, which makes the reference comparison sharp.
 ///
 /// ```
-/// let values: Vec<half::f16> = coopgemm::sample_values(4, 7);
+/// let values: Vec<half::f16> = coopgemm::testing::sample_values(4, 7);
 /// assert!(values.iter().all(|v| v.to_f32().abs() <= 1.0));
-/// assert_eq!(values, coopgemm::sample_values::<half::f16>(4, 7));
+/// assert_eq!(values, coopgemm::testing::sample_values::<half::f16>(4, 7));
 /// ```
 pub fn sample_values<T: Element>(count: usize, seed: u64) -> Vec<T> {
     let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
@@ -75,7 +75,7 @@ impl SampleData {
 /// Reproducible pseudo-random test data of the given kind (see [`SampleData`]).
 ///
 /// ```
-/// use coopgemm::{sample_data, SampleData};
+/// use coopgemm::testing::{sample_data, SampleData};
 /// let values: Vec<half::f16> = sample_data(SampleData::FullMantissa, 64, 7);
 /// // Not all multiples of 1/16: the low mantissa bits are in use.
 /// assert!(values.iter().any(|v| (v.to_f32() * 16.0).fract() != 0.0));
@@ -120,6 +120,7 @@ pub struct Reference {
 
 /// How a GPU result compared with the reference.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Comparison {
     /// Elements compared.
     pub checked: usize,
@@ -144,7 +145,7 @@ impl Reference {
     /// Computes the reference for `gemm` from host arrays laid out as the description says.
     ///
     /// ```
-    /// use coopgemm::{Gemm, Reference};
+    /// use coopgemm::{testing::Reference, Gemm};
     /// let gemm = Gemm::new(2, 2, 2).resolve().unwrap();
     /// let a = [1.0f32, 2.0, 3.0, 4.0];
     /// let b = [1.0f32, 0.0, 0.0, 1.0];
@@ -166,7 +167,7 @@ impl Reference {
     /// [`Reference::compute`] for a GEMM whose epilogue reads a bias vector.
     ///
     /// ```
-    /// use coopgemm::{Activation, BiasAxis, Gemm, Reference};
+    /// use coopgemm::{testing::Reference, Activation, BiasAxis, Gemm};
     /// let gemm = Gemm::new(1, 2, 1).bias(BiasAxis::PerColumn).activation(Activation::Relu);
     /// let reference =
     ///     Reference::compute_with_bias(&gemm.resolve().unwrap(), &[2.0f32], &[1.0, 1.0], &[0.0f32; 2], Some(&[1.0, -5.0]))

@@ -2,9 +2,9 @@
 //!
 //! The choice is made per GEMM from what the device offers: the cooperative-matrix backend
 //! when it can run the description and the problem is large enough for tensor cores to pay
-//! for themselves, the SIMT backend otherwise. [`BackendChoice::Force`], or the
-//! `COOPGEMM_BACKEND` environment variable (`simt`, `coopmat`, `wgsl-coopmat` or `auto`),
-//! overrides it. The default order is the Vulkan cooperative-matrix kernel, then the WGSL one,
+//! for themselves, the SIMT backend otherwise. [`BackendChoice::Force`] (from the
+//! environment, `COOPGEMM_BACKEND=simt|coopmat|wgsl-coopmat`, with
+//! `ContextOptions::from_env`) overrides it. The default order is the Vulkan cooperative-matrix kernel, then the WGSL one,
 //! then SIMT ([`BackendKind::ALL`]); where a context autotunes, the first GEMM of a shape
 //! class that both tensor-core backends can run times them and keeps the faster.
 
@@ -23,6 +23,7 @@ use crate::types::GemmTypes;
 /// # Ok::<(), coopgemm::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Selection {
     /// The backend that will run the GEMM.
     pub backend: BackendKind,

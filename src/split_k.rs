@@ -40,6 +40,7 @@ const MAX_SLICES: u32 = 32;
 
 /// How one GEMM is split: `slices` ranges of `slice_k`, then `remainder` more k (its own slice).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SplitK {
     /// Equal K ranges.
     pub slices: u32,

@@ -5,11 +5,12 @@
 //! reads the copy. The planner decides ([`StagedB::choose`]); the context records the copy
 //! before the GEMM ([`Stager::record`]).
 
+use crate::backend::PackedForm;
 use crate::backend::{Backend, Target};
 use crate::bindings::GemmBuffers;
 use crate::error::Result;
 use crate::options::StageBChoice;
-use crate::packing::{PackKernel, PackedForm, PackedShape};
+use crate::packing::{PackKernel, PackedShape};
 use crate::problem::{Order, ResolvedGemm};
 use crate::scratch::ScratchBuffer;
 use crate::timing::GpuTimer;

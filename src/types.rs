@@ -241,3 +241,87 @@ impl Element for i32 {
         value.round().clamp(i32::MIN as f64, i32::MAX as f64) as i32
     }
 }
+
+/// One entry of the device's list of cooperative-matrix shapes
+/// (`vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR`): what a
+/// [`CoopmatConfig`](crate::config::CoopmatConfig) runs with. The type exists on every
+/// platform; only Vulkan devices list any.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct CoopmatShape {
+    /// Rows of the A and result matrices.
+    pub m: u32,
+    /// Columns of the B and result matrices.
+    pub n: u32,
+    /// Columns of A, rows of B.
+    pub k: u32,
+    /// Element type of A (`None`: a type coopgemm does not know).
+    pub a_type: Option<DType>,
+    /// Element type of B.
+    pub b_type: Option<DType>,
+    /// Element type of C.
+    pub c_type: Option<DType>,
+    /// Element type of the result.
+    pub result_type: Option<DType>,
+    /// Raw component types, for printing unknown ones.
+    pub raw_types: [i32; 4],
+    /// Whether the multiply-add saturates.
+    pub saturating: bool,
+    /// Whether the scope is a subgroup (the only scope the kernels use).
+    pub subgroup_scope: bool,
+}
+
+/// The name of a raw `VkComponentTypeKHR` that [`DType`] does not cover.
+fn component_name(raw: i32, known: Option<DType>) -> String {
+    match (known, raw) {
+        (Some(dtype), _) => dtype.name().to_string(),
+        (None, 2) => "f64".into(),
+        (None, 7) => "u8".into(),
+        (None, 9) => "u32".into(),
+        (None, raw) => format!("type{raw}"),
+    }
+}
+
+impl std::fmt::Display for CoopmatShape {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let known = [self.a_type, self.b_type, self.c_type, self.result_type];
+        let [a, b, c, r] = [0, 1, 2, 3].map(|i| component_name(self.raw_types[i], known[i]));
+        write!(
+            f,
+            "M{} N{} K{} A {a} B {b} C {c} R {r}{} scope {}",
+            self.m,
+            self.n,
+            self.k,
+            if self.saturating { " saturating" } else { "" },
+            if self.subgroup_scope {
+                "subgroup"
+            } else {
+                "other"
+            }
+        )
+    }
+}
+
+/// A square cooperative-matrix shape the kernel can multiply with: `size` × `size` × `size`
+/// tiles of `input` A and B summed into `accumulate` (one entry of
+/// `wgpu::Adapter::cooperative_matrix_properties`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct CoopShape {
+    /// 8 (`coop_mat8x8`) or 16 (`coop_mat16x16`).
+    pub size: u32,
+    /// Element type of A and B (f16 or f32).
+    pub input: DType,
+    /// Element type of the accumulators (f16 or f32).
+    pub accumulate: DType,
+}
+
+impl std::fmt::Display for CoopShape {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{0}x{0}x{0} {1}->{2}",
+            self.size, self.input, self.accumulate
+        )
+    }
+}

@@ -1,12 +1,13 @@
 //! Every kernel against the CPU reference: shapes (1, 17, 4097, tall, wide), all operand
 //! layouts, leading dimensions and offsets, batches with strides and broadcasts, alpha/beta.
-//! Each case runs on every backend available here that can compute its types.
+//! Each test runs once per backend (`name::simt`, `name::coopmat`, `name::wgsl_coopmat`), on
+//! the backend if it is available here and computes the types.
 
 mod common;
 
 use coopgemm::{BackendKind, Gemm, GemmTypes, MatrixLayout, Order};
 
-use common::{assert_none_failed, backends_for, check_any, expect_coopmat, expect_wgsl_coopmat};
+use common::{assert_none_failed, backend_for, backend_tests, check_any};
 
 const SHAPES: [(u32, u32, u32); 12] = [
     (1, 1, 1),
@@ -30,39 +31,20 @@ fn layout(order: Order) -> MatrixLayout {
     }
 }
 
-/// Runs `cases` on every backend that computes `types`; returns how many ran per backend.
-fn run_cases(types: GemmTypes, cases: &[Gemm]) -> Vec<(BackendKind, usize)> {
-    let backends = backends_for(types);
-    if expect_coopmat() && types == GemmTypes::F16_F32 {
-        assert!(
-            backends
-                .iter()
-                .any(|(kind, _)| *kind == BackendKind::Coopmat),
-            "coopmat must run f16 here"
-        );
-    }
-    if expect_wgsl_coopmat() && types == GemmTypes::F16_F32 {
-        assert!(
-            backends
-                .iter()
-                .any(|(kind, _)| *kind == BackendKind::WgslCoopmat),
-            "wgsl-coopmat must run f16 here"
-        );
-    }
+/// Runs `cases` on the backend `kind` if it computes `types` here.
+fn run_cases(kind: BackendKind, types: GemmTypes, cases: &[Gemm]) {
+    let Some(context) = backend_for(kind, types) else {
+        return;
+    };
     let mut failures = Vec::new();
-    let mut counts = Vec::new();
-    for (kind, context) in &backends {
-        for (index, gemm) in cases.iter().enumerate() {
-            let gemm = gemm.types(types);
-            if let Err(message) = check_any(context, &gemm, index as u64 + 1) {
-                failures.push(format!("{kind}: {message}"));
-            }
+    for (index, gemm) in cases.iter().enumerate() {
+        let gemm = gemm.types(types);
+        if let Err(message) = check_any(&context, &gemm, index as u64 + 1) {
+            failures.push(format!("{kind}: {message}"));
         }
-        counts.push((*kind, cases.len()));
-        eprintln!("{types}: {} cases on {kind}", cases.len());
     }
+    eprintln!("{types}: {} cases on {kind}", cases.len());
     assert_none_failed(&failures);
-    counts
 }
 
 fn shape_cases() -> Vec<Gemm> {
@@ -135,36 +117,33 @@ fn stride_cases() -> Vec<Gemm> {
     ]
 }
 
-#[test]
-fn f32_shapes() {
-    run_cases(GemmTypes::F32, &shape_cases());
-}
+backend_tests! {
+    fn f32_shapes(kind) {
+        run_cases(kind, GemmTypes::F32, &shape_cases());
+    }
 
-#[test]
-fn f32_layouts() {
-    run_cases(GemmTypes::F32, &layout_cases());
-}
+    fn f32_layouts(kind) {
+        run_cases(kind, GemmTypes::F32, &layout_cases());
+    }
 
-#[test]
-fn f32_strides_batches_and_scaling() {
-    run_cases(GemmTypes::F32, &stride_cases());
-}
+    fn f32_strides_batches_and_scaling(kind) {
+        run_cases(kind, GemmTypes::F32, &stride_cases());
+    }
 
-/// Every reduced-precision combination on every backend that lists it (coopmat on GPUs and
-/// with the emulated kernels; on lavapipe without them, SIMT alone).
-#[test]
-fn reduced_precision_types() {
-    let mut cases = shape_cases();
-    cases.truncate(9);
-    cases.extend(layout_cases().into_iter().step_by(3));
-    cases.extend(stride_cases());
-    for types in [
-        GemmTypes::F16_F32,
-        GemmTypes::F16_ACC_F16,
-        GemmTypes::BF16_F32,
-        GemmTypes::I8_I32,
-    ] {
-        let counts = run_cases(types, &cases);
-        eprintln!("{types}: {counts:?}");
+    /// Every reduced-precision combination on the backend, where it lists it (coopmat on
+    /// GPUs and with the emulated kernels; on lavapipe without them, SIMT alone).
+    fn reduced_precision_types(kind) {
+        let mut cases = shape_cases();
+        cases.truncate(9);
+        cases.extend(layout_cases().into_iter().step_by(3));
+        cases.extend(stride_cases());
+        for types in [
+            GemmTypes::F16_F32,
+            GemmTypes::F16_ACC_F16,
+            GemmTypes::BF16_F32,
+            GemmTypes::I8_I32,
+        ] {
+            run_cases(kind, types, &cases);
+        }
     }
 }

@@ -6,7 +6,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use coopgemm::{BackendChoice, BackendKind, Context, ContextOptions, DiskCache, Gemm, GemmTypes};
+use coopgemm::{BackendChoice, BackendKind, Context, DiskCache, Gemm, GemmTypes};
 
 /// A fresh directory for one test (the cache directory comes from the options, not the
 /// environment, so tests running in parallel never share one).
@@ -17,10 +17,9 @@ fn temp_dir(name: &str) -> PathBuf {
 }
 
 fn context_in(dir: &Path) -> Context {
-    pollster::block_on(Context::with_options(ContextOptions {
-        disk_cache: DiskCache::Dir(dir.to_path_buf()),
-        ..common::test_options()
-    }))
+    pollster::block_on(Context::with_options(
+        common::test_options().with_disk_cache(DiskCache::Dir(dir.to_path_buf())),
+    ))
     .expect("a GPU or CPU Vulkan adapter (install mesa-vulkan-drivers)")
 }
 
@@ -47,8 +46,9 @@ fn run_gemms(context: &Context, seed: u64) -> Vec<BackendKind> {
     let simt = context.with_backend(BackendChoice::Force(BackendKind::Simt));
     common::check::<f32, f32>(&simt, &Gemm::new(96, 80, 64), seed).unwrap();
     ran.push(BackendKind::Simt);
-    if let Ok(coopmat) = context.coopmat() {
-        let types = coopmat.supported_types();
+    let coopmat = context.backend(BackendKind::Coopmat);
+    if coopmat.is_available() {
+        let types = coopmat.types;
         let forced = context.with_backend(BackendChoice::Force(BackendKind::Coopmat));
         let gemm = Gemm::new(128, 128, 64);
         if types.contains(&GemmTypes::F16_F32) {
@@ -68,7 +68,7 @@ fn a_second_context_loads_the_saved_caches() {
     common::install_logger();
     let dir = temp_dir("reuse");
     let first = context_in(&dir);
-    let key = coopgemm::cache_key(first.adapter_info());
+    let key = coopgemm::DiskCache::file_prefix(first.adapter_info());
     let wgpu_cache = first
         .device()
         .features()
@@ -160,10 +160,9 @@ fn damaged_cache_files_are_ignored() {
 #[test]
 fn the_cache_can_be_turned_off() {
     common::install_logger();
-    let context = pollster::block_on(Context::with_options(ContextOptions {
-        disk_cache: DiskCache::Off,
-        ..common::test_options()
-    }))
+    let context = pollster::block_on(Context::with_options(
+        common::test_options().with_disk_cache(DiskCache::Off),
+    ))
     .unwrap();
     assert_eq!(DiskCache::Off.directory(), None);
     run_gemms(&context, 5);
@@ -172,13 +171,11 @@ fn the_cache_can_be_turned_off() {
 /// A SIMT-only context caching in `dir`, tuning as `autotune` says, with time enough to
 /// time every candidate.
 fn open_tuning_on_simt(dir: &Path, autotune: coopgemm::AutotuneChoice) -> Context {
-    let options = ContextOptions {
-        disk_cache: DiskCache::Dir(dir.to_path_buf()),
-        autotune,
-        tuning_time_limit: std::time::Duration::from_secs(60),
-        backend: BackendChoice::Force(BackendKind::Simt),
-        ..common::test_options()
-    };
+    let options = common::test_options()
+        .with_disk_cache(DiskCache::Dir(dir.to_path_buf()))
+        .with_autotune(autotune)
+        .with_tuning_time_limit(std::time::Duration::from_secs(60))
+        .with_backend(BackendChoice::Force(BackendKind::Simt));
     pollster::block_on(Context::with_options(options))
         .expect("a GPU or CPU Vulkan adapter (install mesa-vulkan-drivers)")
 }
@@ -254,7 +251,7 @@ fn autotune_remembers_the_winner_across_contexts() {
 #[test]
 fn tuning_happens_only_on_request() {
     let dir = temp_dir("tune-on-request");
-    let open = || open_tuning_on_simt(&dir, coopgemm::AutotuneChoice::Auto);
+    let open = || open_tuning_on_simt(&dir, coopgemm::AutotuneChoice::OnRequest);
     let gemm = panel_gemm();
     let context = open();
     let heuristic = context.prepare(&gemm).unwrap().config;

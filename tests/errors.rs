@@ -314,10 +314,10 @@ fn types_a_backend_cannot_run_are_unsupported_not_garbage() {
         }
     }
     // i8 has no backend on plain lavapipe or GL: NoBackend with every backend's reason.
-    if context()
-        .coopmat()
-        .map(|c| !c.supported_types().contains(&GemmTypes::I8_I32))
-        .unwrap_or(true)
+    if !context()
+        .backend(BackendKind::Coopmat)
+        .types
+        .contains(&GemmTypes::I8_I32)
     {
         match context().select(&Gemm::new(8, 8, 8).types(GemmTypes::I8_I32)) {
             Err(Error::NoBackend { reasons }) => {
@@ -327,7 +327,7 @@ fn types_a_backend_cannot_run_are_unsupported_not_garbage() {
         }
     }
     // A forced coopmat backend that is missing is an error, not a silent fallback.
-    if context().coopmat().is_err() {
+    if !context().backend(BackendKind::Coopmat).is_available() {
         let forced = context().with_backend(BackendChoice::Force(BackendKind::Coopmat));
         assert!(matches!(
             forced.select(&Gemm::new(8, 8, 8)),
@@ -566,10 +566,7 @@ fn buffers_beyond_the_device_limit_are_errors_not_panics() {
 #[test]
 fn a_lost_device_is_reported_as_an_error() {
     // A context of its own: this test destroys its device.
-    let options = coopgemm::ContextOptions {
-        enable_coopmat: false,
-        ..common::test_options()
-    };
+    let options = common::test_options().with_coopmat(false);
     let doomed = pollster::block_on(coopgemm::Context::with_options(options)).unwrap();
     let (a, b, c) = (
         doomed.upload("a", &[1.0f32; 16]).unwrap(),

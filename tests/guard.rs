@@ -9,9 +9,9 @@
 
 mod common;
 
-use coopgemm::{Gemm, GemmTypes, MatrixLayout, Order};
+use coopgemm::{BackendKind, Gemm, GemmTypes, MatrixLayout, Order};
 
-use common::{assert_none_failed, backends_for, check_any_guarded, expect_coopmat};
+use common::{assert_none_failed, backend_for, backend_tests, check_any_guarded};
 
 /// A layout of `order` whose leading dimension exceeds the row length by `gap` and which
 /// starts at `offset`.
@@ -76,59 +76,49 @@ fn cases() -> Vec<Gemm> {
     cases
 }
 
-fn run(types: GemmTypes) {
-    let backends = backends_for(types);
-    if expect_coopmat() && types == GemmTypes::F16_F32 {
-        assert!(
-            backends
-                .iter()
-                .any(|(kind, _)| *kind == coopgemm::BackendKind::Coopmat),
-            "coopmat must run f16 here"
-        );
-    }
+/// Runs the guarded cases of `types` on the backend `kind`, if it computes them here.
+fn run(kind: BackendKind, types: GemmTypes) {
+    let Some(context) = backend_for(kind, types) else {
+        return;
+    };
     let cases = cases();
     let mut failures = Vec::new();
-    for (kind, context) in &backends {
-        for (index, gemm) in cases.iter().enumerate() {
-            let gemm = gemm.types(types);
-            if let Err(message) = check_any_guarded(context, &gemm, index as u64 + 1) {
-                failures.push(format!("{kind}: {message}"));
-            }
+    for (index, gemm) in cases.iter().enumerate() {
+        let gemm = gemm.types(types);
+        if let Err(message) = check_any_guarded(&context, &gemm, index as u64 + 1) {
+            failures.push(format!("{kind}: {message}"));
         }
-        // Which configuration the first case ran (CI checks a forced tiling took effect).
-        let first = context
-            .plan(&cases[0].types(types))
-            .map(|plan| plan.kernel.config.to_string())
-            .unwrap_or_default();
-        eprintln!(
-            "{types}: {} guarded cases on {kind} (first with {first})",
-            cases.len()
-        );
     }
+    // Which configuration the first case ran (CI checks a forced tiling took effect).
+    let first = context
+        .plan(&cases[0].types(types))
+        .map(|plan| plan.kernel.config.to_string())
+        .unwrap_or_default();
+    eprintln!(
+        "{types}: {} guarded cases on {kind} (first with {first})",
+        cases.len()
+    );
     assert_none_failed(&failures);
 }
 
-#[test]
-fn f32_guarded() {
-    run(GemmTypes::F32);
-}
+backend_tests! {
+    fn f32_guarded(kind) {
+        run(kind, GemmTypes::F32);
+    }
 
-#[test]
-fn f16_guarded() {
-    run(GemmTypes::F16_F32);
-}
+    fn f16_guarded(kind) {
+        run(kind, GemmTypes::F16_F32);
+    }
 
-#[test]
-fn f16_sums_guarded() {
-    run(GemmTypes::F16_ACC_F16);
-}
+    fn f16_sums_guarded(kind) {
+        run(kind, GemmTypes::F16_ACC_F16);
+    }
 
-#[test]
-fn bf16_guarded() {
-    run(GemmTypes::BF16_F32);
-}
+    fn bf16_guarded(kind) {
+        run(kind, GemmTypes::BF16_F32);
+    }
 
-#[test]
-fn i8_guarded() {
-    run(GemmTypes::I8_I32);
+    fn i8_guarded(kind) {
+        run(kind, GemmTypes::I8_I32);
+    }
 }

@@ -9,9 +9,10 @@
 
 mod common;
 
+use coopgemm::testing::{sample_data, SampleData};
 use coopgemm::{
-    sample_data, Context, Element, Error, LayerWeights, Mlp, MlpActivation, MlpBuffers, MlpDesc,
-    MlpIo, MlpKernel, MlpLayout, MlpReference, Operand, SampleData, MAX_MLP_WIDTH,
+    Context, Element, Error, LayerWeights, Mlp, MlpActivation, MlpBuffers, MlpDesc, MlpIo,
+    MlpKernel, MlpLayout, MlpReference, Operand, MAX_MLP_WIDTH,
 };
 use half::f16;
 

@@ -9,9 +9,9 @@
 
 mod common;
 
-use coopgemm::{Activation, BiasAxis, Epilogue, Gemm, GemmTypes, MatrixLayout, Order};
+use coopgemm::{Activation, BackendKind, BiasAxis, Epilogue, Gemm, GemmTypes, MatrixLayout, Order};
 
-use common::{assert_none_failed, backends_for, check_any, Rng};
+use common::{assert_none_failed, backend_for, backend_tests, check_any, Rng};
 
 fn setting(name: &str, default: u64) -> u64 {
     std::env::var(name)
@@ -96,10 +96,10 @@ fn random_gemm(seed: u64, types: GemmTypes) -> Gemm {
         .epilogue(epilogue)
 }
 
-fn run_random(types: GemmTypes, cases: u64) {
+fn run_random(kind: BackendKind, types: GemmTypes, cases: u64) {
     let seed = setting("COOPGEMM_RANDOM_SEED", 1);
     let mut failures = Vec::new();
-    for (kind, context) in backends_for(types) {
+    if let Some(context) = backend_for(kind, types) {
         for case in 0..cases {
             let gemm = random_gemm(seed + case, types);
             if let Err(message) = check_any(&context, &gemm, seed + case) {
@@ -119,33 +119,32 @@ fn cases() -> u64 {
     setting("COOPGEMM_RANDOM_CASES", 150)
 }
 
-#[test]
-fn random_f32() {
-    run_random(GemmTypes::F32, cases());
-}
-
-/// The tensor-core workhorses, on every backend that runs them (SIMT for the float ones).
-#[test]
-fn random_reduced_precision() {
-    for types in [
-        GemmTypes::F16_F32,
-        GemmTypes::F16_ACC_F16,
-        GemmTypes::BF16_F32,
-        GemmTypes::I8_I32,
-    ] {
-        run_random(types, cases());
+backend_tests! {
+    fn random_f32(kind) {
+        run_random(kind, GemmTypes::F32, cases());
     }
-}
 
-/// Output conversion to f16/bf16 (a quarter of the cases each: the same code paths).
-#[test]
-fn random_narrow_outputs() {
-    for types in [
-        GemmTypes::F16_F32_F16,
-        GemmTypes::BF16_F32_BF16,
-        GemmTypes::F32_F32_F16,
-        GemmTypes::F32_F32_BF16,
-    ] {
-        run_random(types, cases().div_ceil(4));
+    /// The tensor-core workhorses, on every backend that runs them (SIMT for the float ones).
+    fn random_reduced_precision(kind) {
+        for types in [
+            GemmTypes::F16_F32,
+            GemmTypes::F16_ACC_F16,
+            GemmTypes::BF16_F32,
+            GemmTypes::I8_I32,
+        ] {
+            run_random(kind, types, cases());
+        }
+    }
+
+    /// Output conversion to f16/bf16 (a quarter of the cases each: the same code paths).
+    fn random_narrow_outputs(kind) {
+        for types in [
+            GemmTypes::F16_F32_F16,
+            GemmTypes::BF16_F32_BF16,
+            GemmTypes::F32_F32_F16,
+            GemmTypes::F32_F32_BF16,
+        ] {
+            run_random(kind, types, cases().div_ceil(4));
+        }
     }
 }

@@ -1,14 +1,19 @@
-//! Concurrency and resource use: one context shared by many threads, and long runs of
-//! GEMMs with the raw Vulkan object counts of the coopmat backend flat.
+//! Concurrency and resource use: one context shared by many threads, a GEMM not held up by
+//! another thread's pipeline build, and long runs of GEMMs with the raw Vulkan object
+//! counts of the coopmat backend flat.
 //! `COOPGEMM_SOAK=N` scales both (default 1: CI-sized).
 
 mod common;
 
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
-use coopgemm::{BackendKind, Gemm, GemmBuffers, GemmTypes, MatrixLayout, Reference};
+use coopgemm::testing::Reference;
+use coopgemm::{
+    BackendChoice, BackendKind, Context, DiskCache, Gemm, GemmBuffers, GemmTypes, MatrixLayout,
+};
 
-use common::{assert_no_validation_errors, backends_for, context, Rng};
+use common::{assert_no_validation_errors, backend_tests, backends_for, context, Rng};
 
 fn soak_factor() -> usize {
     std::env::var("COOPGEMM_SOAK")
@@ -104,19 +109,21 @@ fn soak<I: coopgemm::Element, O: coopgemm::Element>(types: GemmTypes) {
                 handle.wait().unwrap();
             }
             if round == 199 {
-                counts_after_warm_up = context.coopmat().ok().map(|c| c.object_counts());
+                counts_after_warm_up = context.vulkan_objects();
             }
         }
         handle.wait().unwrap();
         if kind == BackendKind::Coopmat {
-            let coopmat = context.coopmat().unwrap();
+            let objects = context.vulkan_objects().unwrap();
             assert_eq!(
-                coopmat.in_flight(),
-                0,
+                objects.in_flight, 0,
                 "every recorded GEMM must be reclaimed after the queue is idle"
             );
-            let (pipelines, pools, events) = coopmat.object_counts();
-            let (warm_pipelines, warm_pools, warm_events) = counts_after_warm_up.unwrap();
+            let (pipelines, pools, events) =
+                (objects.pipelines, objects.descriptor_pools, objects.events);
+            let warm = counts_after_warm_up.unwrap();
+            let (warm_pipelines, warm_pools, warm_events) =
+                (warm.pipelines, warm.descriptor_pools, warm.events);
             assert_eq!(pipelines, warm_pipelines, "pipelines grew");
             assert!(
                 pools <= warm_pools + 1 && events <= warm_events + 64,
@@ -182,5 +189,91 @@ fn contexts_open_and_close_on_eight_threads() {
     }
     for thread in threads {
         thread.join().expect("a worker thread failed");
+    }
+}
+
+backend_tests! {
+    /// One thread builds a slow pipeline (the largest kernel for new layouts, on a context
+    /// of its own without a disk cache) while this thread runs GEMMs whose pipeline exists,
+    /// back to back: several must complete while the build runs. Before pipelines were built
+    /// per key, each waited for the whole build (a coopmat2 pipeline takes 2.2-2.5 s on the
+    /// H100; on lavapipe the emulated cooperative-matrix pipelines and the large SIMT tile
+    /// take a few hundred ms against a few ms for a small GEMM).
+    fn a_pipeline_build_does_not_hold_up_built_gemms(kind) {
+        let _turn = one_at_a_time();
+        let options = common::test_options()
+            .with_disk_cache(DiskCache::Off)
+            .with_backend(BackendChoice::Force(kind));
+        let context = pollster::block_on(Context::with_options(options)).unwrap();
+        let types = context.backend(kind).types;
+        let Some(&fast_types) = types
+            .iter()
+            .find(|types| **types == GemmTypes::F32)
+            .or(types.first())
+        else {
+            return; // the backend is not available here
+        };
+        let fast = Gemm::new(64, 64, 64).types(fast_types);
+        // Built, then timed alone.
+        common::check_any(&context, &fast, 1).unwrap();
+        let alone = (0..5)
+            .map(|seed| {
+                let started = Instant::now();
+                common::check_any(&context, &fast, seed).unwrap();
+                started.elapsed()
+            })
+            .min()
+            .unwrap();
+        // The largest kernels: f16 inputs where the backend has them (the emulated
+        // cooperative-matrix kernels unroll their software multiply-adds).
+        let slow_types = if types.contains(&GemmTypes::F16_F32) {
+            GemmTypes::F16_F32
+        } else {
+            fast_types
+        };
+        let slow = Gemm::new(2048, 2048, 2048)
+            .types(slow_types)
+            .a(MatrixLayout::column_major())
+            .b(MatrixLayout::column_major());
+        let slow_kernel = context.plan(&slow).unwrap().kernel;
+        let builder = {
+            let context = context.clone();
+            std::thread::spawn(move || {
+                let started = Instant::now();
+                context.prepare(&slow).unwrap();
+                (started, Instant::now())
+            })
+        };
+        // GEMMs back to back until the build is over: (start, end) of each.
+        let mut runs = Vec::new();
+        let mut seed = 10;
+        while !builder.is_finished() {
+            let started = Instant::now();
+            common::check_any(&context, &fast, seed).unwrap();
+            runs.push((started, Instant::now()));
+            seed += 1;
+        }
+        let (build_start, build_end) = builder.join().expect("the building thread failed");
+        let build = build_end - build_start;
+        // Started once the build was under way (planning it takes a few ms) and done
+        // before it ended: a GEMM that waited for the build cannot be among them.
+        let settled = build_start + Duration::from_millis(20);
+        let inside = runs
+            .iter()
+            .filter(|(started, ended)| *started >= settled && *ended < build_end)
+            .count();
+        eprintln!(
+            "{kind}: {inside} of {} built {fast_types} GEMMs ({alone:?} alone) ran during the {build:?} build of {slow_kernel}",
+            runs.len()
+        );
+        if build < alone * 8 + Duration::from_millis(40) {
+            eprintln!("{kind}: the build was too short to tell waiting from running");
+            return;
+        }
+        assert!(
+            inside >= 2,
+            "{kind}: {inside} GEMMs completed during the {build:?} build ({alone:?} each alone): they waited for it"
+        );
+        assert_no_validation_errors();
     }
 }

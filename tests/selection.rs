@@ -2,7 +2,8 @@
 
 mod common;
 
-use coopgemm::{BackendChoice, BackendKind, Gemm, GemmTypes, COOPMAT_MIN_MULTIPLY_ADDS};
+use coopgemm::testing::COOPMAT_MIN_MULTIPLY_ADDS;
+use coopgemm::{BackendChoice, BackendKind, Gemm, GemmTypes};
 
 use common::{context, expect_coopmat};
 
@@ -24,7 +25,7 @@ fn every_backend_reports_availability_with_a_reason() {
         .iter()
         .find(|s| s.kind == BackendKind::Coopmat)
         .unwrap();
-    assert_eq!(coopmat.availability.is_ok(), context().coopmat().is_ok());
+    assert_eq!(coopmat, &context().backend(BackendKind::Coopmat));
     if expect_coopmat() {
         assert!(coopmat.availability.is_ok(), "{coopmat:?}");
     }
@@ -32,20 +33,18 @@ fn every_backend_reports_availability_with_a_reason() {
         .iter()
         .find(|s| s.kind == BackendKind::WgslCoopmat)
         .unwrap();
-    assert_eq!(
-        wgsl_coopmat.availability.is_ok(),
-        context().wgsl_coopmat().is_ok()
-    );
+    assert_eq!(wgsl_coopmat, &context().backend(BackendKind::WgslCoopmat));
 }
 
 #[test]
 fn automatic_selection_falls_back_to_simt_with_the_reason() {
     let selection = context().select(&Gemm::new(1024, 1024, 1024)).unwrap();
     let lists_f32 = |types: Vec<GemmTypes>| types.contains(&GemmTypes::F32);
-    let coopmat = context().coopmat().map(|c| lists_f32(c.supported_types()));
-    let wgsl_coopmat = context()
-        .wgsl_coopmat()
-        .map(|c| lists_f32(c.supported_types()));
+    let lists = |kind| {
+        let status = context().backend(kind);
+        status.availability.map(|_| lists_f32(status.types))
+    };
+    let (coopmat, wgsl_coopmat) = (lists(BackendKind::Coopmat), lists(BackendKind::WgslCoopmat));
     match (coopmat, wgsl_coopmat) {
         (Ok(true), _) => assert_eq!(selection.backend, BackendKind::Coopmat, "{selection:?}"),
         (_, Ok(true)) => assert_eq!(selection.backend, BackendKind::WgslCoopmat, "{selection:?}"),
@@ -61,10 +60,10 @@ fn automatic_selection_falls_back_to_simt_with_the_reason() {
                         selection
                             .rejected
                             .iter()
-                            .any(|(k, reason)| *k == kind && reason == why),
+                            .any(|(k, reason)| *k == kind && *reason == why),
                         "{selection:?}"
                     );
-                    assert!(selection.reason.contains(why), "{selection:?}");
+                    assert!(selection.reason.contains(&why), "{selection:?}");
                 }
             }
         }
@@ -73,18 +72,20 @@ fn automatic_selection_falls_back_to_simt_with_the_reason() {
 
 #[test]
 fn coopmat_is_chosen_for_the_types_it_lists_and_not_for_tiny_f32() {
-    let Ok(coopmat) = context().coopmat() else {
+    let coopmat = context().backend(BackendKind::Coopmat);
+    if !coopmat.is_available() {
         assert!(!expect_coopmat(), "coopmat expected but unavailable");
         return;
-    };
-    for types in coopmat.supported_types() {
+    }
+    for types in coopmat.types {
         let selection = context()
             .select(&Gemm::new(256, 256, 256).types(types))
             .unwrap();
         // Where the WGSL backend runs the types too, an autotuning context measures both.
         let measured = context()
-            .wgsl_coopmat()
-            .is_ok_and(|wgsl| wgsl.supported_types().contains(&types));
+            .backend(BackendKind::WgslCoopmat)
+            .types
+            .contains(&types);
         if measured && selection.backend == BackendKind::WgslCoopmat {
             assert!(selection.reason.contains("measured"), "{selection:?}");
         } else {
@@ -119,14 +120,15 @@ fn forced_backends_are_obeyed() {
     let coopmat = context().with_backend(BackendChoice::Force(BackendKind::Coopmat));
     // Forced even below the size where automatic selection would prefer SIMT.
     let types = context()
-        .coopmat()
-        .ok()
-        .and_then(|c| c.supported_types().first().copied())
+        .backend(BackendKind::Coopmat)
+        .types
+        .first()
+        .copied()
         .unwrap_or(GemmTypes::F32);
     let selection = coopmat.select(&Gemm::new(8, 8, 8).types(types));
     assert_eq!(
         selection.is_ok(),
-        context().coopmat().is_ok(),
+        context().backend(BackendKind::Coopmat).is_available(),
         "{selection:?}"
     );
 }

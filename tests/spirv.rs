@@ -244,11 +244,7 @@ fn gemm_coopmat_modules_share_one_host_interface() {
 
 #[test]
 fn every_variant_the_backend_embeds_is_committed() {
-    use coopgemm::introspection::{EMULATED_VARIANTS, VARIANTS, WORKGROUP_SCOPE_VARIANTS};
-    let embedded = VARIANTS
-        .iter()
-        .chain(EMULATED_VARIANTS.iter())
-        .chain(WORKGROUP_SCOPE_VARIANTS.iter());
+    let embedded = coopgemm::config::KernelVariant::embedded();
     for variant in embedded {
         let path =
             Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("glsl/spirv/{}.spv", variant.name));

@@ -5,10 +5,7 @@
 
 mod common;
 
-use coopgemm::{
-    BackendChoice, BackendKind, Context, ContextOptions, Gemm, GemmTypes, MatrixLayout,
-    StageBChoice,
-};
+use coopgemm::{BackendChoice, BackendKind, Context, Gemm, GemmTypes, MatrixLayout, StageBChoice};
 
 fn b_layouts(n: u32, batch: u32) -> Vec<MatrixLayout> {
     let mut layouts = vec![
@@ -31,10 +28,7 @@ fn b_layouts(n: u32, batch: u32) -> Vec<MatrixLayout> {
 #[test]
 fn staged_b_matches_the_reference_on_every_backend() {
     common::install_logger();
-    let options = ContextOptions {
-        stage_b: StageBChoice::Always,
-        ..common::test_options()
-    };
+    let options = common::test_options().with_stage_b(StageBChoice::Always);
     let context = pollster::block_on(Context::with_options(options)).expect("a Vulkan adapter");
     let shapes = [
         (19, 33, 17, 1),
@@ -109,7 +103,7 @@ fn by_default_only_kernels_that_want_k_contiguous_b_get_it_staged() {
             );
             let wants_it = plan.selection.backend == BackendKind::Coopmat
                 && config.starts_with("coopmat2-i8")
-                && m >= coopgemm::STAGE_B_MIN_ROWS
+                && m >= coopgemm::testing::STAGE_B_MIN_ROWS
                 && layout.order == coopgemm::Order::RowMajor;
             assert_eq!(
                 plan.kernel.staged_b, wants_it,

@@ -9,9 +9,9 @@
 
 mod common;
 
+use coopgemm::testing::Reference;
 use coopgemm::{
     BackendChoice, BackendKind, Context, Error, Gemm, GemmBuffers, GemmTypes, MatrixLayout,
-    Reference,
 };
 
 use common::{assert_no_validation_errors, context, expect_wgsl_coopmat, Rng};
@@ -20,11 +20,12 @@ use common::{assert_no_validation_errors, context, expect_wgsl_coopmat, Rng};
 fn availability_has_a_reason_and_forcing_an_unavailable_backend_says_it() {
     let forced = context().with_backend(BackendChoice::Force(BackendKind::WgslCoopmat));
     let gemm = Gemm::new(64, 64, 64).types(GemmTypes::F16_F32);
-    match context().wgsl_coopmat() {
-        Ok(backend) => {
-            assert!(!backend.shapes().is_empty());
-            assert!(backend.describe().contains("WGSL cooperative matrices"));
-            if backend.supported_types().contains(&GemmTypes::F16_F32) {
+    let status = context().backend(BackendKind::WgslCoopmat);
+    match &status.availability {
+        Ok(description) => {
+            assert!(!context().cooperative_matrices().wgsl_shapes.is_empty());
+            assert!(description.contains("WGSL cooperative matrices"));
+            if status.types.contains(&GemmTypes::F16_F32) {
                 let kernel = forced.prepare(&gemm).unwrap();
                 assert_eq!(kernel.backend, BackendKind::WgslCoopmat);
             }
@@ -52,9 +53,10 @@ fn availability_has_a_reason_and_forcing_an_unavailable_backend_says_it() {
 fn encode_runs_tensor_cores_in_the_callers_encoder() {
     let context = context();
     let types = context
-        .wgsl_coopmat()
-        .ok()
-        .and_then(|b| b.supported_types().first().copied());
+        .backend(BackendKind::WgslCoopmat)
+        .types
+        .first()
+        .copied();
     let Some(types) = types else {
         assert!(!expect_wgsl_coopmat(), "wgsl-coopmat expected");
         return;
@@ -65,7 +67,7 @@ fn encode_runs_tensor_cores_in_the_callers_encoder() {
         .beta(0.5);
     let resolved = gemm.resolve().unwrap();
     let mut rng = Rng::new(16);
-    let count = |m: &coopgemm::ResolvedMatrix| m.required_elements() as usize;
+    let count = |m: &coopgemm::testing::ResolvedMatrix| m.required_elements() as usize;
     let a: Vec<f64> = (0..count(&resolved.a))
         .map(|_| rng.unit() * 2.0 - 1.0)
         .collect();
@@ -132,20 +134,24 @@ fn from_wgpu_devices_with_the_feature_get_the_backend() {
         .features()
         .contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX);
     let wrapped = Context::from_wgpu(device, queue);
+    let status = wrapped.backend(BackendKind::WgslCoopmat);
     assert_eq!(
-        wrapped.wgsl_coopmat().is_ok(),
+        status.is_available(),
         has_feature,
         "{:?}",
-        wrapped.wgsl_coopmat().err()
+        status.availability
     );
     assert_eq!(
-        wrapped.wgsl_coopmat().is_ok(),
-        context().wgsl_coopmat().is_ok()
+        status.is_available(),
+        context().backend(BackendKind::WgslCoopmat).is_available()
     );
-    if let Ok(backend) = wrapped.wgsl_coopmat() {
-        assert_eq!(backend.shapes(), context().wgsl_coopmat().unwrap().shapes());
+    if status.is_available() {
+        assert_eq!(
+            wrapped.cooperative_matrices().wgsl_shapes,
+            context().cooperative_matrices().wgsl_shapes
+        );
         let forced = wrapped.with_backend(BackendChoice::Force(BackendKind::WgslCoopmat));
-        for types in backend.supported_types() {
+        for types in status.types.iter().copied() {
             for (index, gemm) in [
                 Gemm::new(130, 70, 260),
                 Gemm::new(33, 17, 20).batch(3),

@@ -10,8 +10,8 @@
 //   * the storage snippets of wgsl/storage/ (the same as the SIMT kernel's): A and B
 //     (bindings 1, 2: load_a, load_a_quad, quad_of, decode_quad -> vec4<AB>, ...), C
 //     (binding 3: load_c, store_c) and the epilogue (binding 4: apply_epilogue);
-//   * wgsl/staging.wgsl: `Params` (binding 0, the SIMT kernel's uniform block) and the load
-//     side of staging (load_slice: an invocation's quads of a slice, zero outside the matrix).
+//   * wgsl/tile_loads.wgsl: `Params` (binding 0, the SIMT kernel's uniform block) and the load
+//     side of the tile loads (load_slice: an invocation's quads of a slice, zero outside the matrix).
 //
 // Tiling (batch -> workgroup tile -> subgroup tile -> coop tile):
 //   * grid z = batch index, y = block of TILE_M rows of C, x = block of TILE_N columns.
@@ -22,19 +22,19 @@
 //     size, and where the driver picks smaller subgroups, several of them share one logical
 //     subgroup's tiles and compute the same values (wasted work, never wrong results).
 //   * K in slices of TILE_K: each slice of A (TILE_M x TILE_K) and B (TILE_K x TILE_N) is
-//     staged in workgroup memory, two stages alternating (double buffering): while the
+//     held in workgroup memory, two stages alternating (double buffering): while the
 //     subgroups multiply out of one stage, the next slice is already loaded into registers
 //     (load_slice), and it is written to the other stage before the single barrier of the
-//     step. Staging zero-fills everything outside the matrices, so the coop operations only
+//     step. The tile loads zero-fill everything outside the matrices, so the coop operations only
 //     ever see whole tiles and any m, n, k works.
-//   * Each operand is staged in its own memory layout, so that a quad (four elements adjacent
-//     in global memory) stays four adjacent elements of one staged row: a k-contiguous
+//   * Each operand is held in workgroup memory in its own layout, so that a quad (four elements adjacent
+//     in global memory) stays four adjacent elements of one workgroup-memory row: a k-contiguous
 //     operand (row-major A, column-major B) as one row of TILE_K elements per row of A or
 //     column of B, the other as one row of TILE_M (A) or TILE_N (B) elements per k. Rows are
 //     padded by 16 bytes: coop loads from workgroup memory need 16-byte aligned rows, and
 //     with an odd number of 16-byte units per row the 8 rows of a matrix load's phase fall
 //     in 8 different bank groups. A tile is loaded with the layout of its stage (coopLoadT
-//     for rows along m of A or along n of B, coopLoad for rows along k). (Staged k-major
+//     for rows along m of A or along n of B, coopLoad for rows along k). (k-major rows in workgroup memory
 //     whatever the layout, a quad of row-major A went to four rows: four 16-bit stores, each
 //     4-way bank-conflicted, that the driver cannot merge; adjacent, they can become one
 //     8-byte store where the indices are not clamped, see COOPGEMM_WGSL_COOPMAT_CHECKS.)
@@ -64,10 +64,10 @@ override WORKGROUP_SIZE: u32 = 128u;
 // (they choose how invocations walk when loading, so that global reads coalesce).
 override A_K_CONTIGUOUS: bool = true;
 override B_K_CONTIGUOUS: bool = false;
-// Read by wgsl/staging.wgsl; this kernel always compiles the layout in.
+// Read by wgsl/tile_loads.wgsl; this kernel always compiles the layout in.
 override LAYOUT_AT_RUNTIME: bool = false;
 
-// Elements of one staged row (padded by STAGE_PAD), and of one stage (the larger of the two
+// Elements of one workgroup-memory row (padded by STAGE_PAD), and of one stage (the larger of the two
 // layouts, so that the host computes the workgroup memory without knowing the layout).
 override A_ROW: u32 = select(TILE_M, TILE_K, A_K_CONTIGUOUS) + STAGE_PAD;
 override B_ROW: u32 = select(TILE_N, TILE_K, B_K_CONTIGUOUS) + STAGE_PAD;
@@ -87,14 +87,14 @@ fn store_element(is_a: bool, at: u32, value: AB) {
 }
 
 // Writes the invocation's `p`-th quad into stage `stage`: four adjacent elements of one
-// staged row (nothing for quads past the slice).
+// workgroup-memory row (nothing for quads past the slice).
 fn store_quad(is_a: bool, stage: u32, local_index: u32, p: u32, stored: Quad) {
     if (local_index + p * WORKGROUP_SIZE >= slice_quads(is_a)) {
         return;
     }
     let quad = vec4<AB>(decode_quad(stored));
     let position = quad_position(is_a, local_index, p);
-    // (outer, k) -> (row, first element of the row) of the staged layout.
+    // (outer, k) -> (row, first element of the row) of the workgroup-memory layout.
     var row = position.y;
     var first = position.x;
     if (is_k_contiguous(is_a)) {
@@ -109,11 +109,11 @@ fn store_quad(is_a: bool, stage: u32, local_index: u32, p: u32, stored: Quad) {
 }
 
 // Writes the registers of load_slice into stage `stage` of workgroup memory.
-fn store_slice(is_a: bool, stage: u32, local_index: u32, staged: Staged) {
-    store_quad(is_a, stage, local_index, 0u, staged.part0);
-    store_quad(is_a, stage, local_index, 1u, staged.part1);
-    store_quad(is_a, stage, local_index, 2u, staged.part2);
-    store_quad(is_a, stage, local_index, 3u, staged.part3);
+fn store_slice(is_a: bool, stage: u32, local_index: u32, loaded: Loaded) {
+    store_quad(is_a, stage, local_index, 0u, loaded.part0);
+    store_quad(is_a, stage, local_index, 1u, loaded.part1);
+    store_quad(is_a, stage, local_index, 2u, loaded.part2);
+    store_quad(is_a, stage, local_index, 3u, loaded.part3);
 }
 
 // The A tile of rows tile_row.. (in the workgroup tile) and k = kk.. of stage `stage`.
@@ -263,8 +263,8 @@ fn main(
         let has_next = slice + 1u < k_slices;
         // The next slice (past K on the last one, where every element reads as zero without
         // touching memory), held in registers while this one is multiplied.
-        let staged_a = load_slice(true, a_tile_first, row0, (slice + 1u) * TILE_K, local_index);
-        let staged_b = load_slice(false, b_tile_first, col0, (slice + 1u) * TILE_K, local_index);
+        let loaded_a = load_slice(true, a_tile_first, row0, (slice + 1u) * TILE_K, local_index);
+        let loaded_b = load_slice(false, b_tile_first, col0, (slice + 1u) * TILE_K, local_index);
         // The K steps of the stage, written out (TILE_K / COOP is 1, 2 or 4).
         multiply_step(stage, 0u, sub_row, sub_col);
         if (TILE_K > COOP) {
@@ -275,8 +275,8 @@ fn main(
             multiply_step(stage, 3u * COOP, sub_row, sub_col);
         }
         if (has_next) {
-            store_slice(true, 1u - stage, local_index, staged_a);
-            store_slice(false, 1u - stage, local_index, staged_b);
+            store_slice(true, 1u - stage, local_index, loaded_a);
+            store_slice(false, 1u - stage, local_index, loaded_b);
         }
         workgroupBarrier();
     }

@@ -68,8 +68,8 @@ override LAYOUT_AT_RUNTIME: bool = false;
 // better depends on it and on the arithmetic; the host picks (SimtBackend::block_by_block).
 override BLOCK_BY_BLOCK: bool = false;
 
-// `Params`, binding 0 (`params`) and the load side of staging (load_slice) come from
-// wgsl/staging.wgsl; bindings 1..3 (A, B, C) from the storage snippets, binding 4 (the bias
+// `Params`, binding 0 (`params`) and the load side of the tile loads (load_slice) come from
+// wgsl/tile_loads.wgsl; bindings 1..3 (A, B, C) from the storage snippets, binding 4 (the bias
 // vector) and apply_epilogue from wgsl/storage/epilogue.wgsl.
 
 // One k-row of a stage, in vec4s, including one vec4 of padding.
@@ -113,11 +113,11 @@ fn store_element(is_a: bool, at: u32, component: u32, value: Scalar) {
 }
 
 // Writes the registers of load_slice into stage `stage` of workgroup memory.
-fn store_slice(is_a: bool, stage: u32, local_index: u32, staged: Staged) {
-    store_quad(is_a, stage, local_index, 0u, staged.part0);
-    store_quad(is_a, stage, local_index, 1u, staged.part1);
-    store_quad(is_a, stage, local_index, 2u, staged.part2);
-    store_quad(is_a, stage, local_index, 3u, staged.part3);
+fn store_slice(is_a: bool, stage: u32, local_index: u32, loaded: Loaded) {
+    store_quad(is_a, stage, local_index, 0u, loaded.part0);
+    store_quad(is_a, stage, local_index, 1u, loaded.part1);
+    store_quad(is_a, stage, local_index, 2u, loaded.part2);
+    store_quad(is_a, stage, local_index, 3u, loaded.part3);
 }
 
 // block + a ⊗ b, a 4x4 block of C (column r holds row r) plus an outer product, as fused
@@ -199,8 +199,8 @@ fn main(
         let has_next = slice + 1u < k_slices;
         // The next slice (past K on the last one, where every element reads as zero without
         // touching memory): assigned once, unconditionally, so it stays in registers.
-        let staged_a = load_slice(true, a_tile_first, row0, (slice + 1u) * TILE_K, local_index);
-        let staged_b = load_slice(false, b_tile_first, col0, (slice + 1u) * TILE_K, local_index);
+        let loaded_a = load_slice(true, a_tile_first, row0, (slice + 1u) * TILE_K, local_index);
+        let loaded_b = load_slice(false, b_tile_first, col0, (slice + 1u) * TILE_K, local_index);
         if (BLOCK_BY_BLOCK) {
             // Four k-rows at a time (TILE_K is a multiple of 4), one accumulator block after
             // the other.
@@ -245,8 +245,8 @@ fn main(
             }
         }
         if (has_next) {
-            store_slice(true, 1u - stage, local_index, staged_a);
-            store_slice(false, 1u - stage, local_index, staged_b);
+            store_slice(true, 1u - stage, local_index, loaded_a);
+            store_slice(false, 1u - stage, local_index, loaded_b);
         }
         workgroupBarrier();
     }

@@ -1,7 +1,20 @@
 //! The cooperative-matrix backend where coopgemm is built without the raw-Vulkan interop
 //! (macOS, iOS, the web: wgpu has no Vulkan backend there). The kind still exists, so callers
-//! write the same code everywhere; it is never available and says why, through
+//! write the same code everywhere, and so do its configuration types (`coopmat/config.rs`,
+//! shared with the real backend); it is never available and says why, through
 //! [`Context::backends`](crate::Context::backends), selection and `info`.
+
+// The configuration types are the same on every platform (a caller's code that names them
+// compiles everywhere); only the backend that runs them is missing. Their helpers for the
+// backend (tuning overrides, candidate lists) are unused here.
+#[allow(dead_code)]
+#[path = "coopmat/config.rs"]
+mod config;
+#[allow(dead_code)]
+#[path = "coopmat/forced.rs"]
+mod forced;
+pub use config::*;
+pub use forced::WorkgroupScopeTile;
 
 use crate::backend::{Backend, BackendKind, BackendSetup, KernelConfig, Target};
 use crate::bindings::GemmBuffers;
@@ -33,6 +46,31 @@ impl CoopmatBackend {
 
     /// What the backend runs on (never called: no value exists).
     pub fn describe(&self) -> String {
+        match *self {}
+    }
+
+    /// Never called: no value exists.
+    pub(crate) fn supported_types(&self) -> Vec<crate::types::GemmTypes> {
+        match *self {}
+    }
+
+    /// Never called: no value exists.
+    pub(crate) fn device_info(&self) -> &crate::device_info::CoopmatDeviceInfo {
+        match *self {}
+    }
+
+    /// Never called: no value exists.
+    pub(crate) fn enabled_features(&self) -> EnabledFeatures {
+        match *self {}
+    }
+
+    /// Never called: no value exists.
+    pub(crate) fn in_flight(&self) -> usize {
+        match *self {}
+    }
+
+    /// Never called: no value exists.
+    pub(crate) fn object_counts(&self) -> (usize, usize, usize) {
         match *self {}
     }
 }
@@ -69,34 +107,6 @@ impl Backend for CoopmatBackend {
         _target: Target<'_>,
         _config: &KernelConfig,
     ) -> Result<()> {
-        match *self {}
-    }
-}
-
-/// The cooperative-matrix backend's configurations, which cannot exist on this platform
-/// either.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum CoopmatPlan {}
-
-impl CoopmatPlan {
-    /// Rows of C per workgroup (never called: no value exists).
-    pub fn block_m(&self) -> u32 {
-        match *self {}
-    }
-
-    /// Columns of C per workgroup (never called: no value exists).
-    pub fn block_n(&self) -> u32 {
-        match *self {}
-    }
-
-    /// Whether B is packed K-contiguous for it (never called: no value exists).
-    pub fn packs_b_k_contiguous(&self) -> bool {
-        match *self {}
-    }
-}
-
-impl std::fmt::Display for CoopmatPlan {
-    fn fmt(&self, _f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match *self {}
     }
 }

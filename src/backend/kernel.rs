@@ -11,7 +11,6 @@ use super::kind::BackendKind;
 use super::simt::SimtConfig;
 use super::wgsl_coopmat::WgslCoopConfig;
 use crate::epilogue::Epilogue;
-use crate::packing::PackedForm;
 
 /// A kernel configuration of one backend.
 ///
@@ -21,9 +20,10 @@ use crate::packing::PackedForm;
 /// assert_eq!(config.backend(), BackendKind::Simt);
 /// assert_eq!(config.tile(), (128, 64));
 /// assert_eq!(config.to_string(), "128x64x8-t8x4");
-/// # Ok::<(), String>(())
+/// # Ok::<(), coopgemm::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum KernelConfig {
     /// A tiling of the portable WGSL kernel.
     Simt(SimtConfig),
@@ -81,6 +81,7 @@ impl fmt::Display for KernelConfig {
 /// K-contiguous first, `+splitkN` for `N` partial GEMMs, then `+<epilogue>` where the
 /// epilogue does anything (e.g. `128x128x8-t8x8+splitk4+bias-col-relu`).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct KernelInfo {
     /// The backend.
     pub backend: BackendKind,
@@ -128,4 +129,17 @@ impl fmt::Display for KernelInfo {
         }
         Ok(())
     }
+}
+
+/// How B is packed for a kernel configuration
+/// ([`KernelConfig::packed_form`](crate::KernelConfig)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PackedForm {
+    /// Column panels `width` wide ([`Order::ColumnPanels`](crate::Order::ColumnPanels)).
+    Panels {
+        /// Columns per panel: the kernel's tile width.
+        width: u32,
+    },
+    /// Column-major, every column's K elements padded with zeros to a multiple of 16 bytes.
+    KContiguous,
 }

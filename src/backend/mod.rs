@@ -13,7 +13,7 @@
 #[cfg_attr(not(vulkan_interop), path = "coopmat_absent.rs")]
 pub mod coopmat;
 mod kernel;
-pub mod kind;
+mod overrides;
 pub mod simt;
 pub(crate) mod snippets;
 mod wgpu_dispatch;
@@ -22,13 +22,18 @@ pub mod wgsl_coopmat;
 use std::fmt;
 use std::sync::Arc;
 
+pub(crate) use kernel::PackedForm;
 pub use kernel::{KernelConfig, KernelInfo};
-pub use kind::BackendKind;
+// `crate::backend::kind::BackendKind` keeps working; the kind lives outside the backends
+// so that `error` can name it without depending on them.
+pub(crate) use crate::kind;
+pub use crate::kind::BackendKind;
+pub(crate) use overrides::setters;
+pub use overrides::KernelOverrides;
 
 use crate::bindings::GemmBuffers;
 use crate::disk_cache::CacheStore;
 use crate::error::{Error, Result};
-use crate::options::KernelOverrides;
 use crate::problem::ResolvedGemm;
 use crate::timing::GpuTimer;
 use crate::vulkan::pipeline_cache::WgpuPipelineCache;

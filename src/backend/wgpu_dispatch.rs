@@ -1,5 +1,5 @@
 //! What the two WGSL backends (SIMT and wgsl-coopmat) share to record a GEMM with plain
-//! wgpu: which operands load as quads, the uniform block of `wgsl/staging.wgsl`
+//! wgpu: which operands load as quads, the uniform block of `wgsl/tile_loads.wgsl`
 //! ([`GemmParams`]), the bind group layout, and one compute dispatch ([`WgslDispatch`]).
 
 use std::sync::Arc;
@@ -40,7 +40,7 @@ pub(crate) fn loads_whole_quads(matrix: &ResolvedMatrix, is_a: bool, tile_stride
         && (is_a || aligned(tile_stride))
 }
 
-/// The kernels' uniform block; mirrors `Params` in `wgsl/staging.wgsl` (the SIMT and the
+/// The kernels' uniform block; mirrors `Params` in `wgsl/tile_loads.wgsl` (the SIMT and the
 /// WGSL cooperative-matrix kernels share it).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Pod, Zeroable)]

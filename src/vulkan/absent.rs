@@ -3,7 +3,7 @@
 
 /// Device creation: there is no Vulkan device to open with extensions here.
 pub mod device {
-    pub use crate::vulkan::EnabledFeatures;
+    pub(crate) use crate::vulkan::EnabledFeatures;
     pub(crate) use crate::vulkan::OpenOptions;
 
     /// Never opens anything: the caller opens a plain wgpu device.

@@ -91,7 +91,7 @@ unsafe impl vk::ExtendsPhysicalDeviceFeatures2 for CooperativeMatrix2Features {}
 // SAFETY: as above.
 unsafe impl vk::ExtendsDeviceCreateInfo for CooperativeMatrix2Features {}
 
-pub use super::EnabledFeatures;
+pub(crate) use super::EnabledFeatures;
 pub(crate) use super::OpenOptions;
 
 fn has_extension(extensions: &[&CStr], name: &CStr) -> bool {

@@ -2,7 +2,6 @@
 //!
 //! See the [module docs](super) for the synchronisation and lifetime scheme.
 
-use std::collections::HashMap;
 use std::sync::Mutex;
 
 use ash::vk;
@@ -14,6 +13,7 @@ use super::touch::TouchPass;
 use super::vk_error;
 use crate::bindings::{BindingPlan, BoundRange, GemmBuffers};
 use crate::error::{Error, Result};
+use crate::memo::Memo;
 
 /// The kernels' push-constant block; mirrors `Params` in `glsl/gemm_coopmat.comp`.
 #[repr(C)]
@@ -64,8 +64,10 @@ pub(crate) struct VulkanKernels {
     pipeline_cache: vk::PipelineCache,
     /// Where `pipeline_cache` is loaded from and saved to, if anywhere.
     cache_file: Option<crate::disk_cache::CacheFile>,
-    modules: Mutex<HashMap<&'static str, vk::ShaderModule>>,
-    pipelines: Mutex<HashMap<PipelineKey, vk::Pipeline>>,
+    /// Built once per name; a build holds only its own key (see [`Memo`]).
+    modules: Memo<&'static str, vk::ShaderModule>,
+    /// Built once per key; a thread whose pipeline exists never waits for another's build.
+    pipelines: Memo<PipelineKey, vk::Pipeline>,
     recycler: Mutex<Recycler>,
     /// A wgpu pass that binds the same ranges read-write, so that wgpu initialises them
     /// (zero-fills never-written memory) and tracks them, before the raw commands run.
@@ -164,8 +166,8 @@ impl VulkanKernels {
             pipeline_layout,
             pipeline_cache,
             cache_file,
-            modules: Mutex::new(HashMap::new()),
-            pipelines: Mutex::new(HashMap::new()),
+            modules: Memo::new("module"),
+            pipelines: Memo::new("pipeline"),
             recycler: Mutex::new(Recycler::default()),
             touch: TouchPass::new(wgpu_device),
             timestamps,
@@ -174,37 +176,30 @@ impl VulkanKernels {
     }
 
     fn module(&self, name: &'static str, spirv_bytes: &[u8]) -> Result<vk::ShaderModule> {
-        let mut modules = self
-            .modules
-            .lock()
-            .map_err(|_| Error::Pipeline("module cache poisoned".into()))?;
-        if let Some(module) = modules.get(name) {
-            return Ok(*module);
-        }
-        let spirv = ash::util::read_spv(&mut std::io::Cursor::new(spirv_bytes))
-            .map_err(|e| Error::Pipeline(format!("SPIR-V {name}: {e}")))?;
-        // SAFETY: `spirv` is a complete module that passed spirv-val at build time (a test
-        // checks it); the module is destroyed in Drop.
-        let module = unsafe {
-            self.device
-                .create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&spirv), None)
-        }
-        .map_err(vk_error("vkCreateShaderModule"))?;
-        modules.insert(name, module);
-        Ok(module)
+        self.modules.get_or_build(name, |name| {
+            let spirv = ash::util::read_spv(&mut std::io::Cursor::new(spirv_bytes))
+                .map_err(|e| Error::Pipeline(format!("SPIR-V {name}: {e}")))?;
+            // SAFETY: `spirv` is a complete module that passed spirv-val at build time (a
+            // test checks it); the module is destroyed in Drop.
+            unsafe {
+                self.device
+                    .create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&spirv), None)
+            }
+            .map_err(vk_error("vkCreateShaderModule"))
+        })
     }
 
     /// The pipeline for `key`, built on first use from the module `spirv_bytes` (decoded
     /// only then, so cached calls cost a lookup).
+    /// Two threads never build (and leak) the same pipeline: the second waits for the
+    /// first's; threads that want other pipelines do not wait.
     pub(crate) fn pipeline(&self, key: &PipelineKey, spirv_bytes: &[u8]) -> Result<vk::Pipeline> {
-        // Held while building, so that two threads never build (and leak) the same pipeline.
-        let mut pipelines = self
-            .pipelines
-            .lock()
-            .map_err(|_| Error::Pipeline("pipeline cache poisoned".into()))?;
-        if let Some(pipeline) = pipelines.get(key) {
-            return Ok(*pipeline);
-        }
+        self.pipelines
+            .get_or_build(key.clone(), |key| self.build_pipeline(key, spirv_bytes))
+    }
+
+    /// Builds the pipeline for `key` (called once per key, by [`Self::pipeline`]).
+    fn build_pipeline(&self, key: &PipelineKey, spirv_bytes: &[u8]) -> Result<vk::Pipeline> {
         let module = self.module(key.module, spirv_bytes)?;
         let entries: Vec<vk::SpecializationMapEntry> = (0..key.constants.len() as u32)
             .map(|id| {
@@ -289,7 +284,6 @@ impl VulkanKernels {
                 statistics.describe(pipeline)
             );
         }
-        pipelines.insert(key.clone(), pipeline);
         Ok(pipeline)
     }
 
@@ -310,7 +304,7 @@ impl VulkanKernels {
 
     /// Counts of the raw objects this backend owns: (pipelines, descriptor pools, events).
     pub(crate) fn object_counts(&self) -> (usize, usize, usize) {
-        let pipelines = self.pipelines.lock().map(|p| p.len()).unwrap_or(0);
+        let pipelines = self.pipelines.len();
         let (pools, events) = self
             .recycler
             .lock()
@@ -552,15 +546,11 @@ impl Drop for VulkanKernels {
             for pool in recycler.pools.drain(..) {
                 self.device.destroy_descriptor_pool(pool, None);
             }
-            if let Ok(mut pipelines) = self.pipelines.lock() {
-                for (_, pipeline) in pipelines.drain() {
-                    self.device.destroy_pipeline(pipeline, None);
-                }
+            for pipeline in self.pipelines.drain() {
+                self.device.destroy_pipeline(pipeline, None);
             }
-            if let Ok(mut modules) = self.modules.lock() {
-                for (_, module) in modules.drain() {
-                    self.device.destroy_shader_module(module, None);
-                }
+            for module in self.modules.drain() {
+                self.device.destroy_shader_module(module, None);
             }
             if let Some(pool) = self.timestamps {
                 self.device.destroy_query_pool(pool, None);

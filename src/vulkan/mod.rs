@@ -1,5 +1,9 @@
-//! Everything that touches raw Vulkan, and the one wgpu call that skips shader checks:
-//! the one place in the crate with `unsafe` code.
+//! Everything that touches raw Vulkan, and the crate's other `unsafe` wgpu calls: the one
+//! place in the crate with `unsafe` code. Not everything here is Vulkan: the module is named
+//! for its main content, and also holds the three `unsafe` wgpu calls that work on every
+//! backend (shader modules without runtime checks, `trusted_shader_module`; the token of
+//! wgpu's experimental features, `experimental_features_for`; wgpu pipeline caches,
+//! `pipeline_cache`), so that `unsafe` stays in one module.
 //!
 //! - [`device`]: opening a wgpu device whose `VkDevice` has the cooperative-matrix
 //!   extensions and features enabled, and finding out what a caller's device has.
@@ -78,47 +82,11 @@ pub(crate) use absent::statistics;
 
 pub(crate) mod pipeline_cache;
 
-/// What a device has enabled that the cooperative-matrix kernels care about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct EnabledFeatures {
-    /// `VK_KHR_cooperative_matrix` with `cooperativeMatrix`.
-    pub cooperative_matrix: bool,
-    /// `vulkanMemoryModel` and `vulkanMemoryModelDeviceScope` (GLSL coopmat needs them).
-    pub vulkan_memory_model: bool,
-    /// `shaderFloat16` and 16-bit storage-buffer access.
-    pub float16: bool,
-    /// `shaderInt8` and 8-bit storage-buffer access.
-    pub int8: bool,
-    /// `VK_KHR_shader_bfloat16` with bf16 types and bf16 cooperative matrices.
-    pub bfloat16: bool,
-    /// `subgroupSizeControl` (pipelines may require a subgroup size).
-    pub subgroup_size_control: bool,
-    /// `computeFullSubgroups` (pipelines may require full subgroups).
-    pub full_subgroups: bool,
-    /// `VK_NV_cooperative_matrix2` with workgroup scope, flexible dimensions, tensor addressing
-    /// and per-element operations (the coopmat2 kernel's fused bias and activation).
-    pub cooperative_matrix2: bool,
-    /// The kernels' matrix operations run in software on ordinary subgroups (the emulated
-    /// SPIR-V variants), not on the device's cooperative matrices: set only when asked for
-    /// with [`ContextOptions::emulate_cooperative_matrix`](crate::ContextOptions), to test
-    /// the backend's whole host path on devices without cooperative matrices.
-    pub emulated_cooperative_matrix: bool,
-    /// `VK_KHR_pipeline_executable_properties`, asked for with `COOPGEMM_PIPELINE_STATS=1`:
-    /// the driver's statistics of each cooperative-matrix pipeline (registers, spills,
-    /// shared memory on NVIDIA) are logged when it is built.
-    pub pipeline_statistics: bool,
-    /// `VK_EXT_pipeline_robustness` is enabled and coopgemm's own pipelines are built with
-    /// robust buffer access turned off (`storageBuffers`/`uniformBuffers` = DISABLED): wgpu
-    /// turns `robustBufferAccess` on for the whole device, and the driver's bounds checks
-    /// cost the kernels time although every access they make is already bounded by the
-    /// kernel itself (`tests/guard.rs` proves it with poisoned guard regions around every
-    /// operand). Off when [`ContextOptions::robust_kernels`](crate::ContextOptions) is set.
-    pub unchecked_pipelines: bool,
-}
+pub(crate) use crate::device_info::EnabledFeatures;
 
 /// Creates a WGSL GEMM kernel's shader module without wgpu's runtime bounds checks.
 ///
-/// Only for `wgsl/gemm_simt.wgsl` and `wgsl/gemm_coopmat.wgsl` (which shares its staging and
+/// Only for `wgsl/gemm_simt.wgsl` and `wgsl/gemm_coopmat.wgsl` (which shares its tile loads and
 /// epilogue), whose every index is in bounds by construction: their workgroup-memory indices
 /// (cooperative-matrix loads and stores included) are below the arrays' sizes for every
 /// configuration that passes `SimtConfig::check` / `WgslCoopConfig::check`, and every

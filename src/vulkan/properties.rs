@@ -4,32 +4,8 @@ use ash::vk;
 use wgpu::hal::api::Vulkan;
 
 use super::device::COMPONENT_TYPE_BFLOAT16;
-use crate::types::DType;
-
-/// One entry of `vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct CoopmatShape {
-    /// Rows of the A and result matrices.
-    pub m: u32,
-    /// Columns of the B and result matrices.
-    pub n: u32,
-    /// Columns of A, rows of B.
-    pub k: u32,
-    /// Element type of A (`None`: a type coopgemm does not know).
-    pub a_type: Option<DType>,
-    /// Element type of B.
-    pub b_type: Option<DType>,
-    /// Element type of C.
-    pub c_type: Option<DType>,
-    /// Element type of the result.
-    pub result_type: Option<DType>,
-    /// Raw component types, for printing unknown ones.
-    pub raw_types: [i32; 4],
-    /// Whether the multiply-add saturates.
-    pub saturating: bool,
-    /// Whether the scope is a subgroup (the only scope the kernels use).
-    pub subgroup_scope: bool,
-}
+use crate::device_info::{CoopmatDeviceInfo, FlexibleShape};
+use crate::types::{CoopmatShape, DType};
 
 fn dtype(component: vk::ComponentTypeKHR) -> Option<DType> {
     match component {
@@ -40,55 +16,6 @@ fn dtype(component: vk::ComponentTypeKHR) -> Option<DType> {
         other if other == COMPONENT_TYPE_BFLOAT16 => Some(DType::BF16),
         _ => None,
     }
-}
-
-fn component_name(raw: i32) -> String {
-    match dtype(vk::ComponentTypeKHR::from_raw(raw)) {
-        Some(t) => t.name().to_string(),
-        None => match vk::ComponentTypeKHR::from_raw(raw) {
-            vk::ComponentTypeKHR::UINT8 => "u8".into(),
-            vk::ComponentTypeKHR::UINT32 => "u32".into(),
-            vk::ComponentTypeKHR::FLOAT64 => "f64".into(),
-            _ => format!("type{raw}"),
-        },
-    }
-}
-
-impl std::fmt::Display for CoopmatShape {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let [a, b, c, r] = self.raw_types.map(component_name);
-        write!(
-            f,
-            "M{} N{} K{} A {a} B {b} C {c} R {r}{} scope {}",
-            self.m,
-            self.n,
-            self.k,
-            if self.saturating { " saturating" } else { "" },
-            if self.subgroup_scope {
-                "subgroup"
-            } else {
-                "other"
-            }
-        )
-    }
-}
-
-/// One entry of `vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV`:
-/// workgroup-scope matrices of any size that is a multiple of the granularities.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct FlexibleShape {
-    /// M must be a multiple of this.
-    pub m_granularity: u32,
-    /// N must be a multiple of this.
-    pub n_granularity: u32,
-    /// K must be a multiple of this.
-    pub k_granularity: u32,
-    /// Element types of A, B, C and the result (`None`: unknown to coopgemm).
-    pub types: [Option<DType>; 4],
-    /// Whether the scope is a workgroup (the only scope the coopmat2 kernel uses).
-    pub workgroup_scope: bool,
-    /// Invocations a workgroup must have to use it.
-    pub workgroup_invocations: u32,
 }
 
 #[repr(C)]
@@ -189,37 +116,6 @@ fn flexible_shapes(
             workgroup_invocations: e.workgroup_invocations,
         })
         .collect()
-}
-
-/// The device facts the cooperative-matrix backend plans with.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CoopmatDeviceInfo {
-    /// Every cooperative-matrix configuration the device lists.
-    pub shapes: Vec<CoopmatShape>,
-    /// The default subgroup size.
-    pub subgroup_size: u32,
-    /// Smallest subgroup size a pipeline may require.
-    pub min_subgroup_size: u32,
-    /// Largest subgroup size a pipeline may require.
-    pub max_subgroup_size: u32,
-    /// `maxComputeSharedMemorySize` in bytes.
-    pub shared_memory_bytes: u32,
-    /// `maxComputeWorkGroupInvocations`.
-    pub max_workgroup_invocations: u32,
-    /// `maxPushConstantsSize` in bytes.
-    pub max_push_constant_bytes: u32,
-    /// `maxComputeWorkGroupCount`.
-    pub max_workgroup_count: [u32; 3],
-    /// The device name.
-    pub device_name: String,
-    /// Whether the device lists `VK_NV_cooperative_matrix2`.
-    pub has_nv_cooperative_matrix2: bool,
-    /// Workgroup-scope shapes of `VK_NV_cooperative_matrix2` (empty without it).
-    pub flexible_shapes: Vec<FlexibleShape>,
-    /// Largest workgroup a workgroup-scope matrix may use (0 without coopmat2).
-    pub workgroup_scope_max_invocations: u32,
-    /// Largest dimension of a flexible-dimension matrix (0 without coopmat2).
-    pub flexible_max_dimension: u32,
 }
 
 impl CoopmatDeviceInfo {

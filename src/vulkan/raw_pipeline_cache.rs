@@ -40,10 +40,11 @@ pub(crate) fn save_vk_pipeline_cache(
     cache: vk::PipelineCache,
     file: &CacheFile,
 ) {
-    // SAFETY: `cache` is a live pipeline cache of `device`; the caller holds the lock under
-    // which pipelines are built, so no other thread writes the cache meanwhile (reading it
-    // concurrently would be allowed by the spec anyway: it is externally synchronized only
-    // for merges and destruction).
+    // SAFETY: `cache` is a live pipeline cache of `device`. Other threads may build pipelines
+    // into it meanwhile (each key is built under its own lock only): the spec allows that,
+    // since a pipeline cache is externally synchronized only for merges and destruction, and
+    // the cache is created without EXTERNALLY_SYNCHRONIZED. `CacheFile::save` serialises the
+    // writes of the file.
     match unsafe { device.get_pipeline_cache_data(cache) } {
         Ok(data) => file.save(&data),
         Err(error) => log::warn!("vkGetPipelineCacheData: {error}"),

@@ -18,12 +18,18 @@ impl TouchPass {
             label: Some("coopgemm coopmat init"),
             entries: &[0, 1, 2, 3].map(|binding| storage_entry(binding, false)),
         });
-        let module = crate::shader::wgsl_module(
-            device,
-            "coopgemm coopmat init",
-            "@compute @workgroup_size(1) fn main() {}",
-            crate::shader::Checks::Default,
-        );
+        // As naga IR, like every module of the crate (`crate::shader`, which builds on this
+        // module and so is not used here): WGSL text would make wgpu's SPIR-V name WGSL as
+        // its source language, which the Vulkan validation layer rejects.
+        const EMPTY: &str = "@compute @workgroup_size(1) fn main() {}";
+        let source = match naga::front::wgsl::parse_str(EMPTY) {
+            Ok(module) => wgpu::ShaderSource::Naga(std::borrow::Cow::Owned(module)),
+            Err(_) => wgpu::ShaderSource::Wgsl(EMPTY.into()),
+        };
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("coopgemm coopmat init"),
+            source,
+        });
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("coopgemm coopmat init"),
             bind_group_layouts: &[Some(&layout)],

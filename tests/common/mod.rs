@@ -5,9 +5,9 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 
+use coopgemm::testing::{sample_data, Reference, SampleData};
 use coopgemm::{
-    sample_data, BackendChoice, BackendKind, Context, ContextOptions, DType, Element, Gemm,
-    GemmTypes, Reference, SampleData,
+    BackendChoice, BackendKind, Context, ContextOptions, DType, Element, Gemm, GemmTypes,
 };
 
 /// Messages the Vulkan validation layer reported through wgpu (warnings and errors).
@@ -126,15 +126,16 @@ impl log::Log for TestLogger {
     fn flush(&self) {}
 }
 
-/// Context options for tests: the defaults (in debug builds wgpu loads the validation layer
-/// where installed, and `InstanceFlags::DEBUG` routes its messages to the logger above), and
-/// `COOPGEMM_COOPMAT_EMULATION=1` turns on the emulated cooperative-matrix kernels (CI's
-/// lavapipe passes: the coopmat backend's host path without cooperative-matrix hardware).
+/// Context options for tests: the defaults with the environment's `COOPGEMM_*`/`WGPU_*`
+/// variables ([`ContextOptions::from_env`]: CI forces tilings and backends through them; in
+/// debug builds wgpu loads the validation layer where installed, and `InstanceFlags::DEBUG`
+/// routes its messages to the logger above), and `COOPGEMM_COOPMAT_EMULATION=1` turns on the
+/// emulated cooperative-matrix kernels (CI's lavapipe passes: the coopmat backend's host path
+/// without cooperative-matrix hardware).
 pub fn test_options() -> ContextOptions {
-    ContextOptions {
-        emulate_cooperative_matrix: emulate_coopmat(),
-        ..Default::default()
-    }
+    ContextOptions::from_env()
+        .expect("the COOPGEMM_* variables parse")
+        .with_emulated_cooperative_matrix(emulate_coopmat())
 }
 
 /// Whether this run emulates cooperative matrices (`COOPGEMM_COOPMAT_EMULATION=1`).
@@ -162,17 +163,19 @@ pub fn context() -> &'static Context {
             eprintln!("backend {}: {:?}", status.kind, status.availability);
         }
         if expect_wgsl_coopmat() {
+            let status = context.backend(BackendKind::WgslCoopmat);
             assert!(
-                context.wgsl_coopmat().is_ok(),
+                status.is_available(),
                 "COOPGEMM_EXPECT_WGSL_COOPMAT=1 but the wgsl-coopmat backend is unavailable: {:?}",
-                context.wgsl_coopmat().err()
+                status.availability
             );
         }
         if expect_coopmat() {
+            let status = context.backend(BackendKind::Coopmat);
             assert!(
-                context.coopmat().is_ok(),
+                status.is_available(),
                 "COOPGEMM_EXPECT_COOPMAT=1 but the coopmat backend is unavailable: {:?}",
-                context.coopmat().err()
+                status.availability
             );
         }
         context
@@ -231,6 +234,62 @@ pub fn backends_for(types: GemmTypes) -> Vec<(BackendKind, Context)> {
         .filter(|(_, handle)| handle.select(&probe).is_ok())
         .collect()
 }
+
+/// The shared context's handle forced onto `kind`, if that backend can run `types` here
+/// (`None`: the test has nothing to run on this device). Where this run expects the backend
+/// for f16 (`COOPGEMM_EXPECT_COOPMAT=1` in CI's Vulkan pass, `COOPGEMM_EXPECT_WGSL_COOPMAT=1`
+/// on the H100), f16 without it fails instead.
+pub fn backend_for(kind: BackendKind, types: GemmTypes) -> Option<Context> {
+    let handle = context().with_backend(BackendChoice::Force(kind));
+    let runs = handle.select(&Gemm::new(64, 64, 64).types(types)).is_ok();
+    let expected = match kind {
+        BackendKind::Coopmat => expect_coopmat(),
+        BackendKind::WgslCoopmat => expect_wgsl_coopmat(),
+        BackendKind::Simt => true,
+    };
+    if expected && types == GemmTypes::F16_F32 {
+        assert!(runs, "{kind} must run {types} here");
+    }
+    runs.then_some(handle)
+}
+
+/// Stamps each test body once per backend, like candle's `test_device!`: `fn name(kind)
+/// { .. }` becomes a module `name` with the tests `name::simt`, `name::coopmat` and
+/// `name::wgsl_coopmat`, each calling the body with its [`BackendKind`]. So `cargo test simt`
+/// and `cargo test wgsl_coopmat` run one backend's tests, `cargo test ::coopmat` the Vulkan
+/// cooperative-matrix backend's (plain `coopmat` also matches `wgsl_coopmat`), and a failure
+/// names its backend.
+#[allow(unused_macros)]
+macro_rules! backend_tests {
+    ($($(#[$meta:meta])* fn $name:ident($kind:ident) $body:block)*) => {
+        $(
+            $(#[$meta])*
+            mod $name {
+                #[allow(unused_imports)]
+                use super::*;
+
+                fn body($kind: coopgemm::BackendKind) $body
+
+                #[test]
+                fn simt() {
+                    body(coopgemm::BackendKind::Simt)
+                }
+
+                #[test]
+                fn coopmat() {
+                    body(coopgemm::BackendKind::Coopmat)
+                }
+
+                #[test]
+                fn wgsl_coopmat() {
+                    body(coopgemm::BackendKind::WgslCoopmat)
+                }
+            }
+        )*
+    };
+}
+#[allow(unused_imports)]
+pub(crate) use backend_tests;
 
 /// Reproducible pseudo-random numbers (xorshift64*).
 pub struct Rng(u64);
@@ -307,7 +366,7 @@ pub fn check_guarded<I: Element, O: Element>(
 /// `values` with every element that `layout` does not cover poisoned.
 fn poison_outside<T: Element>(
     values: &mut [T],
-    layout: &coopgemm::ResolvedMatrix,
+    layout: &coopgemm::testing::ResolvedMatrix,
     batch: u32,
     rows: u32,
     cols: u32,

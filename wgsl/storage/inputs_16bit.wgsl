@@ -2,7 +2,7 @@
 // word, element 2w in the low half of word w; any offset and stride. Works on every wgpu
 // backend (no SHADER_F16).
 //
-// Staged as stored (see inputs_native.wgsl): an Element is the 16 bits of one element, a Quad
+// Loaded as stored (see inputs_native.wgsl): an Element is the 16 bits of one element, a Quad
 // the 64 bits of four, element i in half i % 2 of word i / 2, decoded when written to
 // workgroup memory.
 @group(0) @binding(1) var<storage, read> a: array<u32>;

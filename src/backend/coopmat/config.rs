@@ -4,11 +4,11 @@
 
 use std::fmt;
 
-use crate::types::{DType, GemmTypes};
-use crate::vulkan::properties::CoopmatShape;
+use crate::types::{CoopmatShape, DType, GemmTypes};
 
 /// One SPIR-V build of the kernel, for one type combination.
 #[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
 pub struct KernelVariant {
     /// The SPIR-V file's stem (`glsl/spirv/<name>.spv`).
     pub name: &'static str,
@@ -37,9 +37,22 @@ impl std::hash::Hash for KernelVariant {
 // VARIANTS, EMULATED_VARIANTS and WORKGROUP_SCOPE_VARIANTS, from glsl/variants.txt.
 include!(concat!(env!("OUT_DIR"), "/kernel_variants.rs"));
 
+impl KernelVariant {
+    /// Every SPIR-V module the cooperative-matrix backend embeds (the KHR kernel's, its
+    /// emulated forms for testing, the coopmat2 kernel's), as listed in `glsl/variants.txt`.
+    pub fn embedded() -> impl Iterator<Item = KernelVariant> {
+        VARIANTS
+            .iter()
+            .chain(EMULATED_VARIANTS)
+            .chain(WORKGROUP_SCOPE_VARIANTS)
+            .copied()
+    }
+}
+
 /// A configuration of the `VK_NV_cooperative_matrix2` kernel: one workgroup-scope matrix
-/// per operand tile, loaded and stored through tensor layouts (the driver stages them).
+/// per operand tile, loaded and stored through tensor layouts (the driver moves them through shared memory).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub struct WorkgroupScopeConfig {
     /// The kernel variant (type combination).
     pub variant: KernelVariant,
@@ -143,8 +156,9 @@ impl WorkgroupScopeConfig {
 
 /// What runs one GEMM on the cooperative-matrix backend.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum CoopmatPlan {
-    /// The `VK_KHR_cooperative_matrix` kernel: subgroup-scope tiles, staged by hand.
+    /// The `VK_KHR_cooperative_matrix` kernel: subgroup-scope tiles, loaded into shared memory by hand.
     Subgroup(CoopmatConfig),
     /// The `VK_NV_cooperative_matrix2` kernel: workgroup-scope matrices, tensor addressing.
     WorkgroupScope(WorkgroupScopeConfig),
@@ -225,6 +239,7 @@ impl fmt::Display for CoopmatPlan {
 /// A workgroup tiling of the kernel: `sg_rows × sg_cols` subgroups, each owning
 /// `tiles_m × tiles_n` cooperative-matrix tiles, walking K in stages of `bk`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub struct CoopmatTiling {
     /// Subgroups per workgroup along M.
     pub sg_rows: u32,
@@ -341,6 +356,7 @@ impl CoopmatTiling {
 
 /// Everything that fixes one pipeline: shape, subgroup size, tiling and operand layouts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub struct CoopmatConfig {
     /// The kernel variant (type combination).
     pub variant: KernelVariant,
@@ -427,77 +443,6 @@ impl fmt::Display for CoopmatConfig {
                 ""
             }
         )
-    }
-}
-
-/// The forced configurations of [`KernelOverrides`](crate::KernelOverrides), parsed.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct TuningOverrides {
-    /// Never use the `VK_NV_cooperative_matrix2` kernel.
-    pub(crate) without_coopmat2: bool,
-    /// Only this cooperative-matrix shape (`MxNxK`).
-    pub(crate) shape: Option<String>,
-    /// Use this KHR-kernel tiling wherever it fits.
-    pub(crate) tiling: Option<CoopmatTiling>,
-    /// Use this coopmat2 workgroup tile (and K unroll) wherever it fits.
-    pub(crate) workgroup_tile: Option<(u32, u32, u32)>,
-    /// The K unroll of the forced coopmat2 tile, where it names one.
-    pub(crate) k_unroll: Option<u32>,
-    /// The coopmat2 workgroup size (invocations), where the forced tile names one; the
-    /// device's largest for the types otherwise.
-    pub(crate) workgroup_size: Option<u32>,
-}
-
-impl TuningOverrides {
-    /// Whether `plan` is the tile or tiling the environment forces.
-    pub(crate) fn forces(&self, plan: &CoopmatPlan) -> bool {
-        match plan {
-            CoopmatPlan::Subgroup(config) => self.tiling == Some(config.tiling),
-            CoopmatPlan::WorkgroupScope(config) => {
-                self.workgroup_tile == Some((config.block_m, config.block_n, config.block_k))
-            }
-        }
-    }
-
-    pub(crate) fn new(overrides: &crate::options::KernelOverrides) -> TuningOverrides {
-        let tile = overrides.coopmat2_tile.as_deref().and_then(|text| {
-            let numbers: Vec<u32> = text
-                .split('x')
-                .map(|p| p.parse().ok())
-                .collect::<Option<_>>()?;
-            match numbers[..] {
-                [bm, bn, bk] => Some((bm, bn, bk, None, None)),
-                [bm, bn, bk, unroll] if unroll > 0 => Some((bm, bn, bk, Some(unroll), None)),
-                [bm, bn, bk, unroll, invocations] if unroll > 0 && invocations > 0 => {
-                    Some((bm, bn, bk, Some(unroll), Some(invocations)))
-                }
-                _ => None,
-            }
-        });
-        if overrides.coopmat2_tile.is_some() && tile.is_none() {
-            log::warn!(
-                "coopmat2 tile {:?} is not BMxBNxBK[xUNROLL[xINVOCATIONS]]; ignoring it",
-                overrides.coopmat2_tile
-            );
-        }
-        let tiling = overrides
-            .coopmat_tiling
-            .as_deref()
-            .and_then(CoopmatTiling::parse);
-        if overrides.coopmat_tiling.is_some() && tiling.is_none() {
-            log::warn!(
-                "coopmat tiling {:?} is not SG_ROWSxSG_COLSxTILES_MxTILES_NxK_STEPS; ignoring it",
-                overrides.coopmat_tiling
-            );
-        }
-        TuningOverrides {
-            without_coopmat2: !overrides.coopmat2,
-            shape: overrides.coopmat_shape.clone(),
-            tiling,
-            workgroup_tile: tile.map(|(bm, bn, bk, _, _)| (bm, bn, bk)),
-            k_unroll: tile.and_then(|(_, _, _, unroll, _)| unroll),
-            workgroup_size: tile.and_then(|(_, _, _, _, invocations)| invocations),
-        }
     }
 }
 

@@ -2,6 +2,11 @@
 //! says which `constant_id` each has, so that the host sets them by name and a unit test
 //! holds the tables against the GLSL sources.
 
+use super::config::CoopmatPlan;
+use crate::problem::{Order, ResolvedGemm};
+use crate::types::DType;
+use crate::vulkan::dispatch::PipelineKey;
+
 /// The `constant_id`s of `glsl/gemm_coopmat.comp` (the KHR kernel).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum SubgroupConstant {
@@ -104,6 +109,69 @@ impl SpecConstant for WorkgroupScopeConstant {
         (WorkgroupScopeConstant::PlainStore, "PLAIN_STORE"),
         (WorkgroupScopeConstant::KUnroll, "K_UNROLL"),
     ];
+}
+
+/// The pipeline of a plan for a GEMM: its module and its constants, set by name.
+impl super::CoopmatBackend {
+    pub(super) fn pipeline_key(&self, plan: &CoopmatPlan, gemm: &ResolvedGemm) -> PipelineKey {
+        // B in column panels is read as one row-major matrix per workgroup.
+        let flag = |order: Order| u32::from(order != Order::ColumnMajor);
+        let layouts = [flag(gemm.a.order), flag(gemm.b.order), flag(gemm.c.order)];
+        let panels = u32::from(gemm.b.order.panel_width().is_some());
+        match plan {
+            CoopmatPlan::Subgroup(config) => {
+                use SubgroupConstant as K;
+                PipelineKey {
+                    module: config.variant.name,
+                    constants: K::data(&[
+                        (K::SubgroupSize, config.subgroup_size),
+                        (K::CmM, config.shape.m),
+                        (K::CmN, config.shape.n),
+                        (K::CmK, config.shape.k),
+                        (K::SgRows, config.tiling.sg_rows),
+                        (K::SgCols, config.tiling.sg_cols),
+                        (K::TilesM, config.tiling.tiles_m),
+                        (K::TilesN, config.tiling.tiles_n),
+                        (K::Bk, config.block_k()),
+                        (K::ARowMajor, layouts[0]),
+                        (K::BRowMajor, layouts[1]),
+                        (K::CRowMajor, layouts[2]),
+                        (K::WorkgroupSize, config.workgroup_size()),
+                        (K::BPanels, panels),
+                        (K::PrefetchStages, config.tiling.prefetch_stages),
+                    ]),
+                    required_subgroup_size: config.subgroup_size,
+                }
+            }
+            CoopmatPlan::WorkgroupScope(config) => {
+                use WorkgroupScopeConstant as K;
+                PipelineKey {
+                    module: config.variant.name,
+                    constants: K::data(&[
+                        (K::Bm, config.block_m),
+                        (K::Bn, config.block_n),
+                        (K::Bk, config.block_k),
+                        (K::WorkgroupSize, config.workgroup_size),
+                        (K::ARowMajor, layouts[0]),
+                        (K::BRowMajor, layouts[1]),
+                        (K::CRowMajor, layouts[2]),
+                        (K::BPanels, panels),
+                        (K::PlainStore, u32::from(plain_store(gemm))),
+                        (K::KUnroll, config.k_unroll),
+                    ]),
+                    required_subgroup_size: 0,
+                }
+            }
+        }
+    }
+}
+
+/// Whether C is just the product converted to C's type (alpha 1, beta 0, no bias or
+/// activation, no bf16 rounding): the coopmat2 kernel then stores its accumulator directly
+/// (`PLAIN_STORE`), without the general epilogue's registers.
+fn plain_store(gemm: &ResolvedGemm) -> bool {
+    let g = &gemm.gemm;
+    g.alpha == 1.0 && g.beta == 0.0 && g.epilogue.is_identity() && g.types.output != DType::BF16
 }
 
 #[cfg(test)]

@@ -9,18 +9,22 @@
 
 mod config;
 mod constants;
+mod forced;
 
 pub use config::*;
-use constants::{SpecConstant, SubgroupConstant, WorkgroupScopeConstant};
+pub(crate) use forced::TuningOverrides;
+pub use forced::WorkgroupScopeTile;
 
 use super::{tile_grid, unusable_config, Backend, BackendKind, BackendSetup, KernelConfig, Target};
 use crate::bindings::{uniform_u32, BindingPlan, GemmBuffers};
+use crate::device_info::CoopmatDeviceInfo;
 use crate::error::{Error, Result};
 use crate::problem::{Order, ResolvedGemm};
+use crate::types::CoopmatShape;
 use crate::types::{DType, GemmTypes};
 use crate::vulkan::device::{self as vulkan_device, EnabledFeatures};
-use crate::vulkan::dispatch::{PipelineKey, PushConstants, VulkanKernels};
-use crate::vulkan::properties::{self, CoopmatDeviceInfo, CoopmatShape};
+use crate::vulkan::dispatch::{PushConstants, VulkanKernels};
+use crate::vulkan::properties;
 
 /// The cooperative-matrix backend of one Vulkan device.
 #[derive(Debug)]
@@ -196,9 +200,7 @@ impl CoopmatBackend {
                     && shape_fits_kernel(s, types)
                     && s.m <= 16
                     && s.n <= 16
-                    && forced_shape
-                        .as_ref()
-                        .is_none_or(|f| **f == format!("{}x{}x{}", s.m, s.n, s.k))
+                    && forced_shape.is_none_or(|f| *f == [s.m, s.n, s.k])
             })
             .max_by_key(|s| (s.m * s.n * s.k, s.n))
             .copied()
@@ -422,58 +424,6 @@ impl CoopmatBackend {
         Ok(fitting)
     }
 
-    fn pipeline_key(&self, plan: &CoopmatPlan, gemm: &ResolvedGemm) -> PipelineKey {
-        // B in column panels is read as one row-major matrix per workgroup.
-        let flag = |order: Order| u32::from(order != Order::ColumnMajor);
-        let layouts = [flag(gemm.a.order), flag(gemm.b.order), flag(gemm.c.order)];
-        let panels = u32::from(gemm.b.order.panel_width().is_some());
-        match plan {
-            CoopmatPlan::Subgroup(config) => {
-                use SubgroupConstant as K;
-                PipelineKey {
-                    module: config.variant.name,
-                    constants: K::data(&[
-                        (K::SubgroupSize, config.subgroup_size),
-                        (K::CmM, config.shape.m),
-                        (K::CmN, config.shape.n),
-                        (K::CmK, config.shape.k),
-                        (K::SgRows, config.tiling.sg_rows),
-                        (K::SgCols, config.tiling.sg_cols),
-                        (K::TilesM, config.tiling.tiles_m),
-                        (K::TilesN, config.tiling.tiles_n),
-                        (K::Bk, config.block_k()),
-                        (K::ARowMajor, layouts[0]),
-                        (K::BRowMajor, layouts[1]),
-                        (K::CRowMajor, layouts[2]),
-                        (K::WorkgroupSize, config.workgroup_size()),
-                        (K::BPanels, panels),
-                        (K::PrefetchStages, config.tiling.prefetch_stages),
-                    ]),
-                    required_subgroup_size: config.subgroup_size,
-                }
-            }
-            CoopmatPlan::WorkgroupScope(config) => {
-                use WorkgroupScopeConstant as K;
-                PipelineKey {
-                    module: config.variant.name,
-                    constants: K::data(&[
-                        (K::Bm, config.block_m),
-                        (K::Bn, config.block_n),
-                        (K::Bk, config.block_k),
-                        (K::WorkgroupSize, config.workgroup_size),
-                        (K::ARowMajor, layouts[0]),
-                        (K::BRowMajor, layouts[1]),
-                        (K::CRowMajor, layouts[2]),
-                        (K::BPanels, panels),
-                        (K::PlainStore, u32::from(plain_store(gemm))),
-                        (K::KUnroll, config.k_unroll),
-                    ]),
-                    required_subgroup_size: 0,
-                }
-            }
-        }
-    }
-
     /// `config`'s plan, checked against what can run `gemm`, and its pipeline.
     fn build(
         &self,
@@ -500,14 +450,6 @@ impl CoopmatBackend {
     pub fn object_counts(&self) -> (usize, usize, usize) {
         self.kernels.object_counts()
     }
-}
-
-/// Whether C is just the product converted to C's type (alpha 1, beta 0, no bias or
-/// activation, no bf16 rounding): the coopmat2 kernel then stores its accumulator directly
-/// (`PLAIN_STORE`), without the general epilogue's registers.
-fn plain_store(gemm: &ResolvedGemm) -> bool {
-    let g = &gemm.gemm;
-    g.alpha == 1.0 && g.beta == 0.0 && g.epilogue.is_identity() && g.types.output != DType::BF16
 }
 
 impl Backend for CoopmatBackend {

@@ -11,6 +11,7 @@ use std::str::FromStr;
 /// assert_eq!(large.workgroup_size(), 256);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub struct SimtConfig {
     /// Short name, `TILE_MxTILE_NxTILE_K-tTHREAD_MxTHREAD_N`.
     pub name: &'static str,
@@ -118,6 +119,19 @@ impl SimtConfig {
             .find(|config| config.name == name)
     }
 
+    /// The configuration named `name`, for tables in the code: evaluated in a constant, an
+    /// unknown name fails the build instead of being skipped at run time.
+    pub(crate) const fn named(name: &str) -> SimtConfig {
+        let mut index = 0;
+        while index < SimtConfig::ALL.len() {
+            if str_eq(SimtConfig::ALL[index].name, name) {
+                return SimtConfig::ALL[index];
+            }
+            index += 1;
+        }
+        panic!("no SIMT configuration has this name")
+    }
+
     /// Invocations per workgroup.
     pub const fn workgroup_size(&self) -> u32 {
         (self.tile_m / self.thread_m) * (self.tile_n / self.thread_n)
@@ -144,7 +158,7 @@ impl SimtConfig {
         }
         for elements in [self.tile_m * self.tile_k, self.tile_n * self.tile_k] {
             if elements / 4 > 4 * size {
-                return Err("each invocation must stage at most 4 quads per operand".into());
+                return Err("each invocation must load at most 4 quads per operand".into());
             }
         }
         if size > limits.max_compute_invocations_per_workgroup
@@ -189,6 +203,22 @@ impl SimtConfig {
     }
 }
 
+/// `a == b` in a constant.
+const fn str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut index = 0;
+    while index < a.len() {
+        if a[index] != b[index] {
+            return false;
+        }
+        index += 1;
+    }
+    true
+}
+
 impl fmt::Display for SimtConfig {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name)
@@ -196,10 +226,18 @@ impl fmt::Display for SimtConfig {
 }
 
 impl FromStr for SimtConfig {
-    type Err = String;
+    type Err = crate::Error;
 
-    /// One of [`SimtConfig::ALL`] by name.
-    fn from_str(name: &str) -> std::result::Result<SimtConfig, String> {
-        SimtConfig::by_name(name).ok_or_else(|| format!("no SIMT configuration is named {name:?}"))
+    /// One of [`SimtConfig::ALL`] by name, else an
+    /// [`Error::InvalidOption`](crate::Error::InvalidOption) that lists them.
+    fn from_str(name: &str) -> crate::Result<SimtConfig> {
+        SimtConfig::by_name(name).ok_or_else(|| {
+            let names: Vec<&str> = SimtConfig::ALL.iter().map(|config| config.name).collect();
+            crate::Error::invalid_option(
+                "SIMT configuration",
+                name,
+                format!("one of {}", names.join(", ")),
+            )
+        })
     }
 }

@@ -32,13 +32,14 @@ use crate::memo::Memo;
 use crate::problem::ResolvedGemm;
 use crate::types::{DType, GemmTypes};
 
-/// The WGSL body of the SIMT kernel (without the storage snippets and [`STAGING_WGSL`]; see
+/// The WGSL body of the SIMT kernel (without the storage snippets and [`TILE_LOADS_WGSL`]; see
 /// [`simt_source`]).
 pub const SIMT_WGSL: &str = include_str!("../../../wgsl/gemm_simt.wgsl");
 
-/// What the WGSL GEMM kernels share (`wgsl/staging.wgsl`): the uniform block and the load
-/// side of staging A and B through registers. Placed after the storage snippets.
-pub const STAGING_WGSL: &str = include_str!("../../../wgsl/staging.wgsl");
+/// What the WGSL GEMM kernels share (`wgsl/tile_loads.wgsl`): the uniform block and the load
+/// side of loading A and B through registers into workgroup memory. Placed after the
+/// storage snippets.
+pub const TILE_LOADS_WGSL: &str = include_str!("../../../wgsl/tile_loads.wgsl");
 
 /// Whether the SIMT kernel can store `types`, and if not, why.
 fn check_types(types: GemmTypes) -> std::result::Result<(), String> {
@@ -108,7 +109,7 @@ pub(crate) fn simt_source(
             snippets::compute(scalar),
             &inputs,
             &output_side,
-            STAGING_WGSL,
+            TILE_LOADS_WGSL,
             SIMT_WGSL,
         ]
         .join("\n"),
@@ -176,13 +177,7 @@ impl SimtBackend {
             bind_group_layouts: &[Some(&bind_group_layout)],
             immediate_size: 0,
         });
-        let forced_config = overrides.simt_config.as_deref().and_then(|name| {
-            let config = SimtConfig::by_name(name);
-            if config.is_none() {
-                log::warn!("SIMT configuration {name} does not exist; ignoring it");
-            }
-            config
-        });
+        let forced_config = overrides.simt_config;
         let vector_loads = overrides.simt_vector_loads.unwrap_or(!is_cpu);
         SimtBackend {
             device: device.clone(),
@@ -222,35 +217,53 @@ impl SimtBackend {
         let (m, n) = (gemm.gemm.m as u64, gemm.gemm.n as u64);
         let f16_arithmetic = compute_type(gemm.gemm.types, self.shader_f16) == DType::F16;
         let large = m * n >= 512 * 512;
-        let preferred: &[&str] = if f16_arithmetic && !self.is_cpu && large {
-            // f16 sums on the H100 (4096³): small invocation tiles, deep stages (64x128x16-t4x4
-            // 43.7 TFLOP/s, 64x64x16-t4x4 41.7, 128x128x8-t8x8 27.8).
-            &["64x128x16-t4x4", "64x64x16-t4x4", "64x64x8-t4x4"]
+        // The heuristic's tables, by name; each is a constant, so a name that no
+        // configuration has fails the build rather than being skipped.
+        const fn named<const N: usize>(names: [&str; N]) -> [SimtConfig; N] {
+            let mut configs = [SimtConfig::ALL[0]; N];
+            let mut index = 0;
+            while index < N {
+                configs[index] = SimtConfig::named(names[index]);
+                index += 1;
+            }
+            configs
+        }
+        // f16 sums on the H100 (4096³): small invocation tiles, deep stages (64x128x16-t4x4
+        // 43.7 TFLOP/s, 64x64x16-t4x4 41.7, 128x128x8-t8x8 27.8).
+        const F16_LARGE: [SimtConfig; 3] =
+            named(["64x128x16-t4x4", "64x64x16-t4x4", "64x64x8-t4x4"]);
+        // Thin outputs: a 128-row tile would compute half padding. On the H100, 64x4096²
+        // in 4 K slices: 64x64x16-t4x4 22.5 TFLOP/s, 64x128x16-t8x8 13.1.
+        const THIN: [SimtConfig; 3] = named(["64x64x16-t4x4", "64x128x16-t4x4", "64x128x16-t8x8"]);
+        const CPU_LARGE: [SimtConfig; 2] = named(["128x128x8-t8x8", "64x64x16-t8x8"]);
+        // f32 sums on the H100 (4096³ / 8192³): 128x128x8-t8x8 37.7 / 37.9 TFLOP/s,
+        // 128x64x8-t8x4 36.0 / 37.5 (59 registers per invocation against 128: twice the
+        // resident workgroups, but half the reuse of each loaded value).
+        const LARGE: [SimtConfig; 5] = named([
+            "128x128x8-t8x8",
+            "128x64x8-t8x4",
+            "64x64x16-t8x8",
+            "64x64x8-t4x4",
+            "32x32x16-t4x4",
+        ]);
+        const MEDIUM: [SimtConfig; 3] = named(["64x64x16-t8x8", "64x64x8-t4x4", "32x32x16-t4x4"]);
+        const SMALL: [SimtConfig; 2] = named(["32x32x16-t4x4", "64x64x8-t4x4"]);
+        let preferred: &[SimtConfig] = if f16_arithmetic && !self.is_cpu && large {
+            &F16_LARGE
         } else if large && (m <= 64 || n <= 64) {
-            // Thin outputs: a 128-row tile would compute half padding. On the H100, 64x4096²
-            // in 4 K slices: 64x64x16-t4x4 22.5 TFLOP/s, 64x128x16-t8x8 13.1.
-            &["64x64x16-t4x4", "64x128x16-t4x4", "64x128x16-t8x8"]
+            &THIN
         } else if large && self.is_cpu {
-            &["128x128x8-t8x8", "64x64x16-t8x8"]
+            &CPU_LARGE
         } else if large {
-            // f32 sums on the H100 (4096³ / 8192³): 128x128x8-t8x8 37.7 / 37.9 TFLOP/s,
-            // 128x64x8-t8x4 36.0 / 37.5 (59 registers per invocation against 128: twice the
-            // resident workgroups, but half the reuse of each staged value).
-            &[
-                "128x128x8-t8x8",
-                "128x64x8-t8x4",
-                "64x64x16-t8x8",
-                "64x64x8-t4x4",
-                "32x32x16-t4x4",
-            ]
+            &LARGE
         } else if m * n >= 128 * 128 || self.is_cpu {
-            &["64x64x16-t8x8", "64x64x8-t4x4", "32x32x16-t4x4"]
+            &MEDIUM
         } else {
-            &["32x32x16-t4x4", "64x64x8-t4x4"]
+            &SMALL
         };
         preferred
             .iter()
-            .filter_map(|name| SimtConfig::by_name(name))
+            .copied()
             .chain(SimtConfig::ALL)
             .find(|config| usable.contains(config))
     }

@@ -4,30 +4,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::types::{DType, GemmTypes};
-
-/// A square cooperative-matrix shape the kernel can multiply with: `size` × `size` × `size`
-/// tiles of `input` A and B summed into `accumulate` (one entry of
-/// `wgpu::Adapter::cooperative_matrix_properties`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct CoopShape {
-    /// 8 (`coop_mat8x8`) or 16 (`coop_mat16x16`).
-    pub size: u32,
-    /// Element type of A and B (f16 or f32).
-    pub input: DType,
-    /// Element type of the accumulators (f16 or f32).
-    pub accumulate: DType,
-}
-
-impl fmt::Display for CoopShape {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{0}x{0}x{0} {1}->{2}",
-            self.size, self.input, self.accumulate
-        )
-    }
-}
+use crate::types::{CoopShape, DType, GemmTypes};
 
 fn float_type(scalar: wgpu::CooperativeScalarType) -> Option<DType> {
     match scalar {
@@ -78,6 +55,7 @@ impl CoopShape {
 /// assert!("c16-128x64x32-w1x1".parse::<WgslCoopConfig>().is_err()); // 8 x 4 tiles each
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub struct WgslCoopConfig {
     /// Coop tile size: 8 or 16.
     pub coop: u32,
@@ -93,7 +71,7 @@ pub struct WgslCoopConfig {
     pub subgroups_n: u32,
 }
 
-const fn config(
+pub(super) const fn config(
     coop: u32,
     tile_m: u32,
     tile_n: u32,
@@ -267,37 +245,46 @@ impl fmt::Display for WgslCoopConfig {
 }
 
 impl FromStr for WgslCoopConfig {
-    type Err = String;
+    type Err = crate::Error;
 
     /// Parses [`Display`](fmt::Display)'s form and checks it with
-    /// [`WgslCoopConfig::validate`].
-    fn from_str(text: &str) -> std::result::Result<WgslCoopConfig, String> {
-        let bad = || format!("{text:?} is not c<8|16>-<M>x<N>x<K>-w<SM>x<SN>");
-        let numbers = |part: &str, count: usize| -> std::result::Result<Vec<u32>, String> {
-            let values: Vec<u32> = part
-                .split('x')
-                .map(|v| v.parse::<u32>().map_err(|_| bad()))
-                .collect::<std::result::Result<_, _>>()?;
-            if values.len() == count {
-                Ok(values)
-            } else {
-                Err(bad())
-            }
-        };
-        let mut parts = text.split('-');
-        let (Some(coop), Some(tile), Some(subgroups), None) =
-            (parts.next(), parts.next(), parts.next(), parts.next())
-        else {
-            return Err(bad());
-        };
-        let coop = coop
-            .strip_prefix('c')
-            .and_then(|c| c.parse::<u32>().ok())
-            .ok_or_else(bad)?;
-        let tile = numbers(tile, 3)?;
-        let subgroups = numbers(subgroups.strip_prefix('w').ok_or_else(bad)?, 2)?;
-        let parsed = config(coop, tile[0], tile[1], tile[2], subgroups[0], subgroups[1]);
-        parsed.validate()?;
-        Ok(parsed)
+    /// [`WgslCoopConfig::validate`]; an [`Error::InvalidOption`](crate::Error::InvalidOption)
+    /// says why not.
+    fn from_str(text: &str) -> crate::Result<WgslCoopConfig> {
+        parse(text)
+            .map_err(|why| crate::Error::invalid_option("wgsl-coopmat configuration", text, why))
     }
+}
+
+/// [`WgslCoopConfig::from_str`], with what is wrong as text.
+fn parse(text: &str) -> std::result::Result<WgslCoopConfig, String> {
+    let bad = || "of the form c<8|16>-<M>x<N>x<K>-w<SM>x<SN>".to_string();
+    let numbers = |part: &str, count: usize| -> std::result::Result<Vec<u32>, String> {
+        let values: Vec<u32> = part
+            .split('x')
+            .map(|v| v.parse::<u32>().map_err(|_| bad()))
+            .collect::<std::result::Result<_, _>>()?;
+        if values.len() == count {
+            Ok(values)
+        } else {
+            Err(bad())
+        }
+    };
+    let mut parts = text.split('-');
+    let (Some(coop), Some(tile), Some(subgroups), None) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
+    else {
+        return Err(bad());
+    };
+    let coop = coop
+        .strip_prefix('c')
+        .and_then(|c| c.parse::<u32>().ok())
+        .ok_or_else(bad)?;
+    let tile = numbers(tile, 3)?;
+    let subgroups = numbers(subgroups.strip_prefix('w').ok_or_else(bad)?, 2)?;
+    let parsed = config(coop, tile[0], tile[1], tile[2], subgroups[0], subgroups[1]);
+    parsed
+        .validate()
+        .map_err(|why| format!("a valid configuration ({why})"))?;
+    Ok(parsed)
 }

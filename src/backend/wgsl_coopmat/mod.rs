@@ -10,7 +10,7 @@
 //!
 //! The kernel shares the SIMT kernel's host interface: the uniform block
 //! ([`GemmParams`](super::simt)), the bindings, the storage snippets of `wgsl/storage/` and
-//! the load side of staging (`wgsl/staging.wgsl`). What differs is the multiply (coop tiles of
+//! the load side of the tile loads (`wgsl/tile_loads.wgsl`). What differs is the multiply (coop tiles of
 //! [`CoopShape`], picked from the adapter's list) and the tiling ([`WgslCoopConfig`]).
 //! Variants are generated, never copied: a header ([`wgsl_coopmat_source`]) names the coop
 //! shape and element types, the storage snippets are the element types' own, and the tiling
@@ -18,7 +18,7 @@
 
 use std::sync::Arc;
 
-use super::simt::STAGING_WGSL;
+use super::simt::TILE_LOADS_WGSL;
 use super::snippets;
 use super::wgpu_dispatch::{
     gemm_bind_group_layout, k_contiguous, kernel_pipeline, loads_whole_quads, GemmParams,
@@ -26,7 +26,8 @@ use super::wgpu_dispatch::{
 };
 mod config;
 
-pub use config::{CoopShape, WgslCoopConfig};
+pub use crate::types::CoopShape;
+pub use config::WgslCoopConfig;
 
 use super::{tile_grid, unusable_config, Backend, BackendKind, BackendSetup, KernelConfig, Target};
 use crate::bindings::{BindingPlan, GemmBuffers};
@@ -36,7 +37,7 @@ use crate::problem::ResolvedGemm;
 use crate::types::{DType, GemmTypes};
 
 /// The WGSL body of the cooperative-matrix kernel (without the header, storage snippets and
-/// staging; see [`wgsl_coopmat_source`]).
+/// tile loads; see [`wgsl_coopmat_source`]).
 pub const WGSL_COOPMAT_WGSL: &str = include_str!("../../../wgsl/gemm_coopmat.wgsl");
 
 /// Whether the kernel can store `types` (f16 or f32 A/B, sums and C), and if not, why.
@@ -54,7 +55,7 @@ fn check_types(types: GemmTypes) -> std::result::Result<(), String> {
 /// The complete WGSL of the cooperative-matrix kernel for `types` on `coop` × `coop` tiles
 /// (8 or 16): a header with the `enable` directives, the element types and the coop types,
 /// then the storage snippets for the types (A and B bound as vectors with `vector_loads`,
-/// for operands whose every quad is aligned), the staging helpers and the body. `None` for
+/// for operands whose every quad is aligned), the tile-load helpers and the body. `None` for
 /// types or sizes the kernel cannot use.
 pub(crate) fn wgsl_coopmat_source(
     types: GemmTypes,
@@ -75,7 +76,7 @@ pub(crate) fn wgsl_coopmat_source(
          alias CoopB = coop_mat{coop}x{coop}<AB, B>;\n\
          alias CoopC = coop_mat{coop}x{coop}<Acc, C>;\n\
          const COOP: u32 = {coop}u;\n\
-         // Elements in 16 bytes: the padding of a staged row (coop loads need 16-byte rows).\n\
+         // Elements in 16 bytes: the padding of a workgroup-memory row (coop loads need 16-byte rows).\n\
          const STAGE_PAD: u32 = {pad}u;\n",
         if uses_f16 { "enable f16;\n" } else { "" },
         input = types.input,
@@ -88,7 +89,7 @@ pub(crate) fn wgsl_coopmat_source(
             &snippets::native_inputs(types.input, vector_loads),
             &snippets::native_output(types.output),
             snippets::EPILOGUE,
-            STAGING_WGSL,
+            TILE_LOADS_WGSL,
             WGSL_COOPMAT_WGSL,
         ]
         .join("\n"),
@@ -240,18 +241,10 @@ impl WgslCoopBackend {
     ) -> std::result::Result<WgslCoopBackend, String> {
         let (device, overrides) = (setup.device, setup.overrides);
         let shapes = availability(device.features(), properties)?;
-        let forced_config = overrides.wgsl_coopmat_config.as_deref().and_then(|name| {
-            match name.parse::<WgslCoopConfig>() {
-                Ok(config) => Some(config),
-                Err(why) => {
-                    log::warn!("wgsl-coopmat configuration: {why}; ignoring it");
-                    None
-                }
-            }
-        });
+        let forced_config = overrides.wgsl_coopmat_config;
         // For measuring what wgpu's checks cost: they clamp every workgroup-memory index
         // (BoundsCheckPolicy::Restrict), which keeps the driver from merging a quad's four
-        // adjacent staging stores into one, and they bound every loop.
+        // adjacent workgroup-memory stores into one, and they bound every loop.
         let checks = if overrides.wgsl_coopmat_checked {
             crate::shader::Checks::Default
         } else {
@@ -363,24 +356,19 @@ impl WgslCoopBackend {
         let (m, n) = (gemm.gemm.m as u64, gemm.gemm.n as u64);
         let large = m * n >= 1024 * 1024;
         let medium = m * n >= 256 * 256;
-        let preferred: &[&str] = if large && (m <= 64 || n <= 64) {
-            &["c16-64x64x32-w2x2", "c8-64x64x16-w2x2", "c8-32x32x16-w2x2"]
+        let [thin, large_tiles, medium_tiles, small_tiles] = &PREFERRED;
+        let preferred: &[WgslCoopConfig] = if large && (m <= 64 || n <= 64) {
+            thin
         } else if large {
-            &[
-                "c16-128x128x32-w4x2",
-                "c16-128x128x16-w2x2",
-                "c16-128x64x32-w4x2",
-                "c8-64x64x32-w2x2",
-                "c8-64x64x16-w2x2",
-            ]
+            large_tiles
         } else if medium {
-            &["c16-64x64x32-w2x2", "c8-64x64x16-w2x2", "c8-32x32x16-w2x2"]
+            medium_tiles
         } else {
-            &["c16-32x32x32-w2x2", "c8-32x32x16-w2x2", "c8-16x16x16-w1x1"]
+            small_tiles
         };
         preferred
             .iter()
-            .filter_map(|name| name.parse::<WgslCoopConfig>().ok())
+            .copied()
             .chain(usable.iter().copied())
             .find(|config| usable.contains(config))
     }
@@ -436,8 +424,8 @@ impl WgslCoopBackend {
                 reason: format!("no WGSL coopmat kernel for {types} on {coop}x{coop} tiles"),
             })?;
         // Without wgpu's runtime checks unless asked for (see KernelOverrides): with each
-        // operand staged in its own layout, the checks' index clamping keeps the driver from
-        // merging adjacent staging stores (H100, 4096³ f16: 32.6 TFLOP/s with, 66.5 without).
+        // operand held in workgroup memory in its own layout, the checks' index clamping keeps the driver from
+        // merging adjacent workgroup-memory stores (H100, 4096³ f16: 32.6 TFLOP/s with, 66.5 without).
         Ok(crate::shader::wgsl_module(
             &self.device,
             "coopgemm wgsl-coopmat",
@@ -558,3 +546,33 @@ impl Backend for WgslCoopBackend {
 
 #[cfg(test)]
 mod tests;
+
+/// The heuristic's tables, favourite first, for thin, large, medium and small outputs. Typed,
+/// so that nothing is skipped for a typo; `every_preferred_config_is_valid` checks each.
+const PREFERRED: [&[WgslCoopConfig]; 4] = {
+    use config::config as c;
+    [
+        &[
+            c(16, 64, 64, 32, 2, 2),
+            c(8, 64, 64, 16, 2, 2),
+            c(8, 32, 32, 16, 2, 2),
+        ],
+        &[
+            c(16, 128, 128, 32, 4, 2),
+            c(16, 128, 128, 16, 2, 2),
+            c(16, 128, 64, 32, 4, 2),
+            c(8, 64, 64, 32, 2, 2),
+            c(8, 64, 64, 16, 2, 2),
+        ],
+        &[
+            c(16, 64, 64, 32, 2, 2),
+            c(8, 64, 64, 16, 2, 2),
+            c(8, 32, 32, 16, 2, 2),
+        ],
+        &[
+            c(16, 32, 32, 32, 2, 2),
+            c(8, 32, 32, 16, 2, 2),
+            c(8, 16, 16, 16, 1, 1),
+        ],
+    ]
+};

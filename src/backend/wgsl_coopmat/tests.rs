@@ -349,3 +349,14 @@ fn sources_declare_the_coop_types() {
     assert!(wgsl_coopmat_source(GemmTypes::BF16_F32, 16, false).is_none());
     assert!(wgsl_coopmat_source(GemmTypes::F32, 32, false).is_none());
 }
+
+/// The heuristic's tables hold only valid configurations (a typed table cannot name one that
+/// does not exist, but it could hold one the kernel cannot run).
+#[test]
+fn every_preferred_config_is_valid() {
+    for table in super::PREFERRED {
+        for config in table {
+            assert_eq!(config.validate(), Ok(()), "{config}");
+        }
+    }
+}

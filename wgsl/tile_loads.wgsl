@@ -1,10 +1,10 @@
-// Operand staging shared by the WGSL GEMM kernels (gemm_simt.wgsl, gemm_coopmat.wgsl): the
-// uniform block both kernels read, and the load side of staging a slice of A or B (global
+// Operand tile loads shared by the WGSL GEMM kernels (gemm_simt.wgsl, gemm_coopmat.wgsl): the
+// uniform block both kernels read, and the load side of bringing a slice of A or B into workgroup memory (global
 // memory -> registers, in quads, zero outside the matrix). The host prepends it, after the
 // storage snippets (Element, Quad, load_a, load_b, load_a_quad, load_b_quad, quad_of), to
 // the kernel body, which declares the override constants used here: TILE_M, TILE_N, TILE_K,
 // WORKGROUP_SIZE, A_K_CONTIGUOUS, B_K_CONTIGUOUS, LAYOUT_AT_RUNTIME. Each kernel writes
-// the staged quads to workgroup memory in its own layout.
+// the loaded quads to workgroup memory in its own layout.
 
 struct Params {
     m: u32,
@@ -41,7 +41,7 @@ struct Params {
 
 @group(0) @binding(0) var<uniform> params: Params;
 
-// A and B are staged the same way, each seen as an "outer" dimension (rows of A, columns
+// A and B are loaded the same way, each seen as an "outer" dimension (rows of A, columns
 // of B) times k. `is_a` picks the operand; every call passes a literal, so it folds away.
 //
 // An invocation moves its share of a slice in quads: four elements adjacent along the
@@ -74,14 +74,14 @@ fn quad_position(is_a: bool, local_index: u32, p: u32) -> vec2<u32> {
     return vec2<u32>((quad % quads_per_row) * 4u, quad / quads_per_row);
 }
 
-// An invocation's staged quads of one operand and slice (at most four: SimtConfig::check and
+// An invocation's loaded quads of one operand and slice (at most four: SimtConfig::check and
 // WgslCoopConfig::check make sure), as stored in memory: decoding waits for the load, so it
 // happens only when the quads are written to workgroup memory, after the stage in flight is
 // multiplied.
 // Named members, not an array: the driver keeps an indexed register array in local memory,
 // where writing a loaded value waits for the load, which would stall every prefetch too
 // (NVIDIA: 192 bytes of local memory per invocation with an array).
-struct Staged {
+struct Loaded {
     part0: Quad,
     part1: Quad,
     part2: Quad,
@@ -139,8 +139,8 @@ fn load_element(is_a: bool, index: u32, lane: u32, valid: u32, step: u32) -> Ele
 }
 
 // Loads this invocation's share of a slice into registers (see load_quad).
-fn load_slice(is_a: bool, tile_first: u32, outer0: u32, k0: u32, local_index: u32) -> Staged {
-    return Staged(
+fn load_slice(is_a: bool, tile_first: u32, outer0: u32, k0: u32, local_index: u32) -> Loaded {
+    return Loaded(
         load_quad(is_a, tile_first, outer0, k0, local_index, 0u),
         load_quad(is_a, tile_first, outer0, k0, local_index, 1u),
         load_quad(is_a, tile_first, outer0, k0, local_index, 2u),

@@ -1,0 +1,123 @@
+//! The configurations a caller forces on the cooperative-matrix backend
+//! ([`KernelOverrides`](crate::KernelOverrides)): the coopmat2 tile type, the parsers of the
+//! forced tile and tiling, and the backend's view of them. Compiled on every platform, like
+//! `config.rs`.
+
+use super::config::{CoopmatPlan, CoopmatTiling};
+
+/// A forced coopmat2 workgroup tile (`COOPGEMM_COOPMAT2_TILE`,
+/// [`KernelOverrides::coopmat2_tile`](crate::KernelOverrides::coopmat2_tile)):
+/// `BMxBNxBK`, optionally with the K unroll and then the workgroup size,
+/// `BMxBNxBKxUNROLL[xINVOCATIONS]`. What it leaves out, the backend chooses.
+///
+/// ```
+/// use coopgemm::config::WorkgroupScopeTile;
+/// let tile: WorkgroupScopeTile = "128x256x32x8".parse()?;
+/// assert_eq!((tile.block_m, tile.block_n, tile.block_k, tile.k_unroll), (128, 256, 32, Some(8)));
+/// assert!("128x256".parse::<WorkgroupScopeTile>().is_err());
+/// assert!("128x256x32x0".parse::<WorkgroupScopeTile>().is_err());
+/// # Ok::<(), coopgemm::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct WorkgroupScopeTile {
+    /// Rows of C per workgroup.
+    pub block_m: u32,
+    /// Columns of C per workgroup.
+    pub block_n: u32,
+    /// K depth of one multiply step.
+    pub block_k: u32,
+    /// Full K blocks per iteration of the K loop (`None`: the backend's default).
+    pub k_unroll: Option<u32>,
+    /// Invocations per workgroup (`None`: the device's largest for the types).
+    pub workgroup_size: Option<u32>,
+}
+
+impl std::str::FromStr for WorkgroupScopeTile {
+    type Err = crate::Error;
+
+    fn from_str(text: &str) -> crate::Result<WorkgroupScopeTile> {
+        let numbers: Option<Vec<u32>> = text.split('x').map(|p| p.parse().ok()).collect();
+        let tile = |block_m, block_n, block_k, k_unroll, workgroup_size| WorkgroupScopeTile {
+            block_m,
+            block_n,
+            block_k,
+            k_unroll,
+            workgroup_size,
+        };
+        match numbers.as_deref() {
+            Some(&[bm, bn, bk]) => Some(tile(bm, bn, bk, None, None)),
+            Some(&[bm, bn, bk, unroll]) if unroll > 0 => Some(tile(bm, bn, bk, Some(unroll), None)),
+            Some(&[bm, bn, bk, unroll, invocations]) if unroll > 0 && invocations > 0 => {
+                Some(tile(bm, bn, bk, Some(unroll), Some(invocations)))
+            }
+            _ => None,
+        }
+        .ok_or_else(|| {
+            crate::Error::invalid_option(
+                "coopmat2 tile",
+                text,
+                "BMxBNxBK[xUNROLL[xINVOCATIONS]] with non-zero UNROLL and INVOCATIONS",
+            )
+        })
+    }
+}
+
+impl std::str::FromStr for CoopmatTiling {
+    type Err = crate::Error;
+
+    /// [`CoopmatTiling::parse`], with an [`Error::InvalidOption`](crate::Error::InvalidOption)
+    /// for text it does not accept.
+    fn from_str(text: &str) -> crate::Result<CoopmatTiling> {
+        CoopmatTiling::parse(text).ok_or_else(|| {
+            crate::Error::invalid_option(
+                "coopmat tiling",
+                text,
+                "SG_ROWSxSG_COLSxTILES_MxTILES_NxK_STEPS[xPREFETCH_STAGES] of non-zero numbers, with 1 or 2 prefetch stages",
+            )
+        })
+    }
+}
+
+/// The forced configurations of [`KernelOverrides`](crate::KernelOverrides), as the
+/// backend uses them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct TuningOverrides {
+    /// Never use the `VK_NV_cooperative_matrix2` kernel.
+    pub(crate) without_coopmat2: bool,
+    /// Only this cooperative-matrix shape (`[M, N, K]`).
+    pub(crate) shape: Option<[u32; 3]>,
+    /// Use this KHR-kernel tiling wherever it fits.
+    pub(crate) tiling: Option<CoopmatTiling>,
+    /// Use this coopmat2 workgroup tile (and K unroll) wherever it fits.
+    pub(crate) workgroup_tile: Option<(u32, u32, u32)>,
+    /// The K unroll of the forced coopmat2 tile, where it names one.
+    pub(crate) k_unroll: Option<u32>,
+    /// The coopmat2 workgroup size (invocations), where the forced tile names one; the
+    /// device's largest for the types otherwise.
+    pub(crate) workgroup_size: Option<u32>,
+}
+
+impl TuningOverrides {
+    /// Whether `plan` is the tile or tiling the caller forces.
+    pub(crate) fn forces(&self, plan: &CoopmatPlan) -> bool {
+        match plan {
+            CoopmatPlan::Subgroup(config) => self.tiling == Some(config.tiling),
+            CoopmatPlan::WorkgroupScope(config) => {
+                self.workgroup_tile == Some((config.block_m, config.block_n, config.block_k))
+            }
+        }
+    }
+
+    pub(crate) fn new(overrides: &crate::backend::KernelOverrides) -> TuningOverrides {
+        let tile = overrides.coopmat2_tile;
+        TuningOverrides {
+            without_coopmat2: !overrides.coopmat2,
+            shape: overrides.coopmat_shape,
+            tiling: overrides.coopmat_tiling,
+            workgroup_tile: tile.map(|tile| (tile.block_m, tile.block_n, tile.block_k)),
+            k_unroll: tile.and_then(|tile| tile.k_unroll),
+            workgroup_size: tile.and_then(|tile| tile.workgroup_size),
+        }
+    }
+}

@@ -101,7 +101,7 @@ pub use error::{Error, Operand, Result};
 pub use host::HOST_BUFFER_USAGES;
 pub use mlp::{
     LayerWeights, Mlp, MlpActivation, MlpBuffers, MlpDesc, MlpIo, MlpKernel, MlpLayout, MlpPlan,
-    MlpReference, MAX_MLP_WIDTH,
+    MAX_MLP_WIDTH,
 };
 pub use options::{AutotuneChoice, BackendChoice, ContextOptions, SplitKChoice, StageBChoice};
 pub use packing::PackedB;
@@ -136,3 +136,8 @@ pub struct ReadmeDoctests;
 #[doc = include_str!("../docs/usage.md")]
 #[cfg(doctest)]
 pub struct UsageDoctests;
+
+/// The Rust examples of `docs/networks.md`, compiled as doctests like the README's.
+#[doc = include_str!("../docs/networks.md")]
+#[cfg(doctest)]
+pub struct NetworksDoctests;

@@ -4,7 +4,7 @@
 //! ([`Comparison`]), reproducible sample data ([`sample_data`], [`sample_values`]), the
 //! resolved form of a description that the reference reads ([`ResolvedGemm`], from
 //! [`Gemm::resolve`](crate::Gemm::resolve)), and the planner's thresholds, for tests that
-//! predict its choices. Not needed to run GEMMs.
+//! predict its choices; for networks, [`MlpReference`]. Not needed to run GEMMs or networks.
 //!
 //! ```no_run
 //! use coopgemm::testing::{sample_data, Reference, SampleData};
@@ -20,6 +20,7 @@
 //! # Ok::<(), coopgemm::Error>(())
 //! ```
 
+pub use crate::mlp::MlpReference;
 pub use crate::problem::{ResolvedBias, ResolvedGemm, ResolvedMatrix};
 pub use crate::reference::{sample_data, sample_values, Comparison, Reference, SampleData};
 pub use crate::selection::COOPMAT_MIN_MULTIPLY_ADDS;

@@ -212,15 +212,17 @@ fn only_the_emulated_modules_do_without_cooperative_matrices() {
 }
 
 #[test]
-fn gemm_coopmat_modules_share_one_host_interface() {
+fn subgroup_kernel_modules_share_one_host_interface() {
     // Every module of gemm_coopmat.comp, emulated or not, has the specialization constants
-    // 0..=14 and the storage buffers of set 0, bindings 0..=3.
-    let spec_ids: BTreeSet<u32> = (0..=14).collect();
+    // 0..=14, every module of mlp_coopmat.comp 0..=4, and both the storage buffers of set
+    // 0, bindings 0..=3 (the one set layout of src/vulkan/dispatch.rs).
     let bindings: BTreeSet<u32> = (0..=3).collect();
-    for variant in variants()
-        .into_iter()
-        .filter(|v| v.source == "gemm_coopmat.comp")
-    {
+    for variant in variants() {
+        let spec_ids: BTreeSet<u32> = match variant.source.as_str() {
+            "gemm_coopmat.comp" => (0..=14).collect(),
+            "mlp_coopmat.comp" => (0..=4).collect(),
+            _ => continue,
+        };
         assert_eq!(
             decoration_values(&variant, DECORATION_SPEC_ID),
             spec_ids,

@@ -61,7 +61,7 @@ impl MlpActivation {
         }
     }
 
-    /// The function, evaluated in f64 (what [`MlpReference`](crate::MlpReference) uses).
+    /// The function, evaluated in f64 (what [`MlpReference`](crate::testing::MlpReference) uses).
     ///
     /// ```
     /// use coopgemm::MlpActivation;
@@ -198,8 +198,8 @@ impl MlpDesc {
         (self.widths[layer], self.widths[layer + 1])
     }
 
-    /// The widest layer.
-    pub(crate) fn max_width(&self) -> u32 {
+    /// The widest layer (input, hidden or output).
+    pub fn max_width(&self) -> u32 {
         self.widths.iter().copied().max().unwrap_or(0)
     }
 

@@ -32,7 +32,8 @@ impl MlpReference {
     /// before the run are `output` (both laid out as `layout` says).
     ///
     /// ```
-    /// use coopgemm::{LayerWeights, MlpActivation, MlpDesc, MlpLayout, MlpReference};
+    /// use coopgemm::testing::MlpReference;
+    /// use coopgemm::{LayerWeights, MlpActivation, MlpDesc, MlpLayout};
     /// let desc = MlpDesc::new(2).layer(1, MlpActivation::Relu);
     /// let weights = [LayerWeights::from_f32(&[1.0, -2.0], &[0.5])];
     /// let reference = MlpReference::compute(&desc, &weights, &MlpLayout::new(&desc, 2), &[3.0f32, 1.0, 1.0, 1.0], &[0.0f32; 2]).unwrap();

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use crate::bindings::{bound_range, BoundRange};
 use crate::context::Context;
 use crate::error::{Error, Operand, Result};
+use crate::mlp::coopmat::CoopmatMlp;
 use crate::mlp::desc::{LayerWeights, MlpDesc};
 use crate::mlp::kernel::{MlpKernel, MlpPlan};
 use crate::mlp::simt::SimtMlp;
@@ -215,6 +216,8 @@ struct MlpInner {
     desc: MlpDesc,
     weights: Vec<LayerWeights>,
     simt: SimtMlp,
+    /// The cooperative-matrix kernel's copy, or why it cannot run the network here.
+    coopmat: std::result::Result<CoopmatMlp, String>,
 }
 
 impl Mlp {
@@ -260,12 +263,21 @@ impl Context {
     pub fn build_mlp(&self, desc: &MlpDesc, weights: &[LayerWeights]) -> Result<Mlp> {
         desc.validate()?;
         desc.check_weights(0, weights)?;
-        let simt = self.scoped(|| SimtMlp::new(self, desc, weights))??;
+        let (simt, coopmat) = self.scoped(|| -> Result<_> {
+            Ok((
+                SimtMlp::new(self, desc, weights)?,
+                CoopmatMlp::new(self, desc, weights)?,
+            ))
+        })??;
+        if let Err(why) = &coopmat {
+            log::debug!("network {desc}: no cooperative-matrix kernel: {why}");
+        }
         Ok(Mlp {
             inner: Arc::new(MlpInner {
                 desc: desc.clone(),
                 weights: weights.to_vec(),
                 simt,
+                coopmat,
             }),
             kernel: None,
         })
@@ -274,8 +286,40 @@ impl Context {
     /// Which kernel runs `mlp` on rows of `io`, and why (every kernel that cannot, with its
     /// reason).
     pub fn plan_mlp(&self, mlp: &Mlp, io: MlpIo) -> Result<MlpPlan> {
+        self.plan_mlp_for(mlp, io, false)
+    }
+
+    /// [`Context::plan_mlp`] among the kernels that can record into a shared encoder only,
+    /// if `shared_encoder`.
+    fn plan_mlp_for(&self, mlp: &Mlp, io: MlpIo, shared_encoder: bool) -> Result<MlpPlan> {
         io.check()?;
-        let candidates = [(MlpKernel::Simt, mlp.inner.simt.supports(mlp.desc(), io))];
+        let candidates = MlpKernel::ALL.map(|kernel| {
+            let support = if shared_encoder && !kernel.records_into_shared_encoder() {
+                Err(
+                    "records raw Vulkan commands, which cannot share a wgpu encoder (use run_mlp)"
+                        .into(),
+                )
+            } else {
+                match kernel {
+                    MlpKernel::Coopmat => mlp
+                        .inner
+                        .coopmat
+                        .as_ref()
+                        .map_err(Clone::clone)
+                        .and_then(|coopmat| {
+                            coopmat.supports(
+                                self.backends_of_device()
+                                    .coopmat
+                                    .as_ref()
+                                    .map_err(Clone::clone)?,
+                                io,
+                            )
+                        }),
+                    MlpKernel::Simt => mlp.inner.simt.supports(mlp.desc(), io),
+                }
+            };
+            (kernel, support)
+        });
         MlpPlan::choose(&candidates, mlp.kernel)
     }
 
@@ -287,30 +331,50 @@ impl Context {
         mlp: &Mlp,
         buffers: &MlpBuffers<'_>,
     ) -> Result<MlpPlan> {
-        let plan = self.plan_mlp(mlp, buffers.io)?;
+        let plan = self.plan_mlp_for(mlp, buffers.io, true)?;
         let (input, output) = buffers.bind(mlp.desc(), &self.device().limits())?;
-        match plan.kernel {
-            MlpKernel::Simt => {
-                mlp.inner
-                    .simt
-                    .record(self, mlp.desc(), buffers, input, output, encoder)?
-            }
-        }
+        mlp.inner
+            .simt
+            .record(self, mlp.desc(), buffers, input, output, encoder)?;
         Ok(plan)
     }
 
-    /// Records and submits `mlp` on `buffers`.
-    pub fn run_mlp(&self, mlp: &Mlp, buffers: &MlpBuffers<'_>) -> Result<wgpu::SubmissionIndex> {
-        let command_buffer = self.scoped(|| -> Result<wgpu::CommandBuffer> {
-            let mut encoder =
-                self.device()
-                    .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                        label: Some("coopgemm network"),
-                    });
-            self.encode_mlp(&mut encoder, mlp, buffers)?;
-            Ok(encoder.finish())
-        })??;
-        Ok(self.queue().submit([command_buffer]))
+    /// Records `mlp` on `buffers` into command buffers of its own, in submission order.
+    fn record_mlp(
+        &self,
+        mlp: &Mlp,
+        buffers: &MlpBuffers<'_>,
+    ) -> Result<(MlpPlan, Vec<wgpu::CommandBuffer>)> {
+        let plan = self.plan_mlp(mlp, buffers.io)?;
+        let (input, output) = buffers.bind(mlp.desc(), &self.device().limits())?;
+        let command_buffers = match (&plan.kernel, &mlp.inner.coopmat) {
+            (MlpKernel::Coopmat, Ok(coopmat)) => {
+                coopmat.record(self, mlp.desc(), buffers, input, output)?
+            }
+            _ => {
+                let mut encoder =
+                    self.device()
+                        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                            label: Some("coopgemm network"),
+                        });
+                mlp.inner
+                    .simt
+                    .record(self, mlp.desc(), buffers, input, output, &mut encoder)?;
+                vec![encoder.finish()]
+            }
+        };
+        Ok((plan, command_buffers))
+    }
+
+    /// Records and submits `mlp` on `buffers`; returns the plan it ran with and the
+    /// submission.
+    pub fn run_mlp(
+        &self,
+        mlp: &Mlp,
+        buffers: &MlpBuffers<'_>,
+    ) -> Result<(MlpPlan, wgpu::SubmissionIndex)> {
+        let (plan, command_buffers) = self.scoped(|| self.record_mlp(mlp, buffers))??;
+        Ok((plan, self.queue().submit(command_buffers)))
     }
 
     /// Uploads `input` (rows of `mlp.desc().input_width()` values, tightly packed), runs the

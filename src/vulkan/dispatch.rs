@@ -340,10 +340,9 @@ impl VulkanKernels {
         Ok(ticks)
     }
 
-    /// Records one dispatch of `pipeline` over `grid` workgroups and returns the command
-    /// buffers to submit, in order: a wgpu pass that initialises and tracks the buffers, then
-    /// the raw commands. `timestamp_pair` i (from `GpuTimer::claim_raw`) has queries 2i and
-    /// 2i + 1 of the pool stamped right before and after the dispatch.
+    /// Records one GEMM dispatch of `pipeline` over `grid` workgroups (A, B, C and the bias
+    /// vector, or A again as a stand-in where there is none) and returns the command buffers
+    /// to submit; see [`VulkanKernels::record_raw`].
     pub(crate) fn record(
         &self,
         pipeline: vk::Pipeline,
@@ -353,27 +352,61 @@ impl VulkanKernels {
         grid: [u32; 3],
         timestamp_pair: Option<u32>,
     ) -> Result<Vec<wgpu::CommandBuffer>> {
+        // Without a bias the shader never reads binding 3, but it must hold a valid range.
+        let (bias_buffer, bias_range) = match (buffers.bias, plan.bias) {
+            (Some(buffer), Some(range)) => (buffer, range),
+            _ => (buffers.a, plan.a),
+        };
+        let bindings = [
+            (buffers.a, plan.a),
+            (buffers.b, plan.b),
+            (buffers.c, plan.c),
+            (bias_buffer, bias_range),
+        ];
+        self.record_raw(
+            pipeline,
+            &bindings,
+            bytemuck::bytes_of(push),
+            grid,
+            timestamp_pair,
+        )
+    }
+
+    /// Records one dispatch of `pipeline` over `grid` workgroups with the four storage
+    /// ranges of the shared set layout bound in order and `push` as the push constants
+    /// (exactly the layout's range, the size of [`PushConstants`]), and returns the command buffers to submit, in order: a
+    /// wgpu pass that initialises and tracks the buffers, then the raw commands.
+    /// `timestamp_pair` i (from `GpuTimer::claim_raw`) has queries 2i and 2i + 1 of the pool
+    /// stamped right before and after the dispatch.
+    pub(crate) fn record_raw(
+        &self,
+        pipeline: vk::Pipeline,
+        bindings: &[(&wgpu::Buffer, BoundRange); 4],
+        push: &[u8],
+        grid: [u32; 3],
+        timestamp_pair: Option<u32>,
+    ) -> Result<Vec<wgpu::CommandBuffer>> {
+        if push.len() != std::mem::size_of::<PushConstants>() {
+            return Err(Error::Pipeline(format!(
+                "{} bytes of push constants for a {}-byte range",
+                push.len(),
+                std::mem::size_of::<PushConstants>()
+            )));
+        }
         let stamps = self
             .timestamps
             .zip(timestamp_pair)
             .map(|(pool, pair)| (pool, 2 * pair));
-        // Without a bias the shader never reads binding 3, but it must hold a valid range.
-        let (bias_buffer, bias_range) = match (buffers.bias, plan.bias.as_ref()) {
-            (Some(buffer), Some(range)) => (buffer, range),
-            _ => (buffers.a, &plan.a),
-        };
-        let touch = self
-            .touch
-            .record(&self.wgpu_device, buffers, plan, bias_buffer, bias_range);
+        let touch = self.touch.record(&self.wgpu_device, bindings);
 
-        let raw_buffers = [buffers.a, buffers.b, buffers.c, bias_buffer].map(|buffer| {
+        let raw_buffers = bindings.map(|(buffer, _)| {
             // SAFETY: the guard (which holds wgpu's snatch lock) is dropped at the end of the
             // statement; the handle stays valid while the clone kept in `InFlight` lives and
             // the buffer is not destroyed explicitly, which wgpu rejects at submit (the
             // touch pass in the same submission uses it).
             unsafe { buffer.as_hal::<Vulkan>().map(|b| b.raw_handle()) }
         });
-        let [Some(raw_a), Some(raw_b), Some(raw_c), Some(raw_bias)] = raw_buffers else {
+        let [Some(raw_0), Some(raw_1), Some(raw_2), Some(raw_3)] = raw_buffers else {
             return Err(Error::Device(
                 "a buffer is not a Vulkan buffer of this device".into(),
             ));
@@ -386,10 +419,10 @@ impl VulkanKernels {
         recycler.reclaim(&self.device, &self.queue, false)?;
         let (set, event) = recycler.acquire(&self.device, self.set_layout)?;
         let infos = [
-            (raw_a, &plan.a),
-            (raw_b, &plan.b),
-            (raw_c, &plan.c),
-            (raw_bias, bias_range),
+            (raw_0, &bindings[0].1),
+            (raw_1, &bindings[1].1),
+            (raw_2, &bindings[2].1),
+            (raw_3, &bindings[3].1),
         ]
         .map(|(buffer, range): (vk::Buffer, &BoundRange)| {
             [vk::DescriptorBufferInfo::default()
@@ -465,7 +498,7 @@ impl VulkanKernels {
                     pipeline_layout,
                     vk::ShaderStageFlags::COMPUTE,
                     0,
-                    bytemuck::bytes_of(push),
+                    push,
                 );
                 let stamp = |query| {
                     if let Some((pool, first)) = stamps {
@@ -509,12 +542,7 @@ impl VulkanKernels {
         recycler.in_flight.push(InFlight {
             finished: event,
             descriptor_set: set,
-            _buffers: [
-                buffers.a.clone(),
-                buffers.b.clone(),
-                buffers.c.clone(),
-                bias_buffer.clone(),
-            ],
+            _buffers: bindings.map(|(buffer, _)| buffer.clone()),
         });
         drop(recycler);
         Ok(vec![touch, encoder.finish()])

@@ -3,7 +3,7 @@
 //! initialised, tracks the buffers' state and keeps them alive for the submission (see the
 //! `vulkan` module docs).
 
-use crate::bindings::{storage_entry, BindingPlan, BoundRange, GemmBuffers};
+use crate::bindings::{storage_entry, BoundRange};
 
 /// The empty pipeline and its four-buffer layout.
 #[derive(Debug)]
@@ -46,25 +46,17 @@ impl TouchPass {
         TouchPass { pipeline, layout }
     }
 
-    /// The pass over the GEMM's ranges (the bias's, or a stand-in's), in a command buffer of
-    /// its own.
+    /// The pass over the four ranges a raw dispatch binds, in a command buffer of its own.
     pub(crate) fn record(
         &self,
         device: &wgpu::Device,
-        buffers: &GemmBuffers<'_>,
-        plan: &BindingPlan,
-        bias_buffer: &wgpu::Buffer,
-        bias_range: &BoundRange,
+        bindings: &[(&wgpu::Buffer, BoundRange); 4],
     ) -> wgpu::CommandBuffer {
+        let entries = [0, 1, 2, 3].map(|i| bindings[i].1.bind_group_entry(i as u32, bindings[i].0));
         let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("coopgemm coopmat init"),
             layout: &self.layout,
-            entries: &[
-                plan.a.bind_group_entry(0, buffers.a),
-                plan.b.bind_group_entry(1, buffers.b),
-                plan.c.bind_group_entry(2, buffers.c),
-                bias_range.bind_group_entry(3, bias_buffer),
-            ],
+            entries: &entries,
         });
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("coopgemm coopmat init"),

@@ -98,6 +98,35 @@ impl CoopmatBackend {
         self.kernels.read_timestamps(pairs)
     }
 
+    /// The raw-Vulkan kernels (pipelines, descriptor sets, recording) this backend runs on,
+    /// which the fused network kernel shares.
+    pub(crate) fn raw_kernels(&self) -> &VulkanKernels {
+        &self.kernels
+    }
+
+    /// `Ok` where the device can run 16×16×16 f16 × f16 → f32 subgroup matrices (real or
+    /// emulated) with f16 storage: what the fused network kernel multiplies with.
+    pub(crate) fn f16_tiles_16(&self) -> std::result::Result<(), String> {
+        if let Some(feature) = self.missing_input_feature(DType::F16) {
+            return Err(format!(
+                "needs {feature}, which the device does not have enabled"
+            ));
+        }
+        let f16 = Some(DType::F16);
+        let f32 = Some(DType::F32);
+        self.info
+            .shapes
+            .iter()
+            .any(|s| {
+                s.subgroup_scope
+                    && !s.saturating
+                    && (s.m, s.n, s.k) == (16, 16, 16)
+                    && (s.a_type, s.b_type, s.c_type, s.result_type) == (f16, f16, f32, f32)
+            })
+            .then_some(())
+            .ok_or_else(|| "the device lists no 16x16x16 f16 x f16 -> f32 subgroup matrix".into())
+    }
+
     /// What the device offers, as the backend sees it.
     pub fn device_info(&self) -> &CoopmatDeviceInfo {
         &self.info

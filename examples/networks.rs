@@ -1,0 +1,309 @@
+//! Benchmarks fused small-MLP inference: each network kernel, and coopgemm's own
+//! layer-by-layer path (one GEMM with a fused bias and activation per layer) on the same
+//! networks, verified against the f64 reference on the first and last rows.
+//!
+//! ```sh
+//! cargo run --release --example networks                       # mlp64, mlp128, mlp32 at 2^16, 2^20, 2^22 rows
+//! cargo run --release --example networks -- --nets mlp64 --rows 1048576 --json networks.json
+//! ```
+//!
+//! Times are wall-clock medians of back-to-back runs (each sample runs the network enough
+//! times to take about 50 ms, then waits for the queue), so per-run submission work is
+//! included where it exceeds the GPU time.
+
+use std::time::{Duration, Instant};
+
+use clap::Parser;
+use coopgemm::testing::{sample_data, MlpReference, SampleData};
+use coopgemm::{
+    Activation, BiasAxis, Context, ContextOptions, Gemm, GemmBuffers, GemmTypes, LayerWeights,
+    MatrixLayout, Mlp, MlpActivation, MlpBuffers, MlpDesc, MlpIo, MlpKernel, MlpLayout,
+};
+use half::f16;
+use serde::Serialize;
+
+#[derive(Parser, Debug)]
+#[command(about = "Fused small-MLP inference benchmark (coopgemm)")]
+struct Args {
+    /// Networks: mlp64 (64-64-64-64-64-16), mlp128 (128-128-128-128-32), mlp32 (32-32-32-8),
+    /// or widths joined by '-' (ReLU between layers, none after the last).
+    #[arg(long, value_delimiter = ',', default_value = "mlp64,mlp128,mlp32")]
+    nets: Vec<String>,
+    /// Row counts.
+    #[arg(long, value_delimiter = ',', default_value = "65536,1048576,4194304")]
+    rows: Vec<u32>,
+    /// Network kernels to run (coopmat, simt); default: every one this device has.
+    #[arg(long, value_delimiter = ',')]
+    kernels: Vec<String>,
+    /// Skip coopgemm's layer-by-layer path.
+    #[arg(long)]
+    no_layer_by_layer: bool,
+    /// Samples per case (the median is reported).
+    #[arg(long, default_value_t = 7)]
+    samples: usize,
+    /// Write one JSON record per case to this file.
+    #[arg(long)]
+    json: Option<std::path::PathBuf>,
+}
+
+/// One benchmark result.
+#[derive(Serialize, Debug)]
+struct Record {
+    adapter: String,
+    net: String,
+    widths: Vec<u32>,
+    rows: u32,
+    path: String,
+    io: String,
+    ms: f64,
+    tflops: f64,
+    io_gbs: f64,
+    verified: bool,
+    worst_tolerance_ratio: f64,
+    plan: String,
+    timing: &'static str,
+}
+
+fn desc_for(name: &str) -> Option<MlpDesc> {
+    let widths: Vec<u32> = match name {
+        "mlp64" => vec![64, 64, 64, 64, 64, 16],
+        "mlp128" => vec![128, 128, 128, 128, 32],
+        "mlp32" => vec![32, 32, 32, 8],
+        other => other
+            .split('-')
+            .map(|w| w.parse().ok())
+            .collect::<Option<Vec<u32>>>()?,
+    };
+    Some(MlpDesc::uniform(
+        &widths,
+        MlpActivation::Relu,
+        MlpActivation::None,
+    ))
+}
+
+/// Median seconds per call of `run`, which records and submits one evaluation.
+fn time_runs(context: &Context, mut run: impl FnMut(), samples: usize) -> f64 {
+    for _ in 0..3 {
+        run();
+    }
+    context.wait().expect("wait");
+    let started = Instant::now();
+    run();
+    context.wait().expect("wait");
+    let once = started.elapsed().max(Duration::from_micros(1));
+    let per_sample = ((0.05 / once.as_secs_f64()) as usize).clamp(1, 2000);
+    let mut times: Vec<f64> = (0..samples)
+        .map(|_| {
+            let started = Instant::now();
+            for _ in 0..per_sample {
+                run();
+            }
+            context.wait().expect("wait");
+            started.elapsed().as_secs_f64() / per_sample as f64
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    times[times.len() / 2]
+}
+
+/// Checks the first and last `block` rows of `output` against the reference.
+fn verify(mlp: &Mlp, input: &[f16], output: &[f16], rows: u32) -> (bool, f64) {
+    let desc = mlp.desc();
+    let block = rows.min(1024);
+    let (iw, ow) = (desc.input_width() as usize, desc.output_width() as usize);
+    let mut passed = true;
+    let mut worst: f64 = 0.0;
+    for first in [0, rows - block] {
+        let (first, n) = (first as usize, block as usize);
+        let reference = MlpReference::compute(
+            desc,
+            mlp.weights(),
+            &MlpLayout::new(desc, block),
+            &input[first * iw..(first + n) * iw],
+            &vec![f16::ZERO; n * ow],
+        )
+        .expect("reference");
+        let comparison = reference.compare(&output[first * ow..(first + n) * ow]);
+        passed &= comparison.passed();
+        worst = worst.max(comparison.worst_tolerance_ratio);
+    }
+    (passed, worst)
+}
+
+/// coopgemm's layer-by-layer path: one GEMM per layer (f16 in and out, f32 sums, bias and
+/// activation fused in the GEMM's store), hidden activations through memory.
+struct LayerByLayer {
+    gemms: Vec<Gemm>,
+    weights: Vec<wgpu::Buffer>,
+    biases: Vec<wgpu::Buffer>,
+    hidden: Vec<wgpu::Buffer>,
+}
+
+impl LayerByLayer {
+    fn new(context: &Context, mlp: &Mlp, rows: u32) -> Option<LayerByLayer> {
+        let desc = mlp.desc();
+        let mut path = LayerByLayer {
+            gemms: Vec::new(),
+            weights: Vec::new(),
+            biases: Vec::new(),
+            hidden: Vec::new(),
+        };
+        for (layer, parameters) in mlp.weights().iter().enumerate() {
+            let (inputs, outputs) = (desc.widths()[layer], desc.widths()[layer + 1]);
+            let activation = match desc.activations()[layer] {
+                MlpActivation::None => Activation::Identity,
+                MlpActivation::Relu => Activation::Relu,
+                MlpActivation::Gelu => Activation::Gelu,
+                MlpActivation::Silu => Activation::Silu,
+                _ => return None,
+            };
+            path.gemms.push(
+                Gemm::new(rows, outputs, inputs)
+                    .types(GemmTypes::F16_F32_F16)
+                    .b(MatrixLayout::column_major())
+                    .bias(BiasAxis::PerColumn)
+                    .activation(activation),
+            );
+            path.weights
+                .push(context.upload("W", &parameters.weights).ok()?);
+            let bias: Vec<f32> = parameters.bias.iter().map(|b| b.to_f32()).collect();
+            path.biases.push(context.upload("bias", &bias).ok()?);
+            if layer + 1 < desc.layers() {
+                let bytes = u64::from(rows) * u64::from(outputs) * 2;
+                path.hidden.push(
+                    context
+                        .create_buffer("hidden", bytes, coopgemm::HOST_BUFFER_USAGES)
+                        .ok()?,
+                );
+            }
+        }
+        Some(path)
+    }
+
+    fn run(&self, context: &Context, input: &wgpu::Buffer, output: &wgpu::Buffer) {
+        for (layer, gemm) in self.gemms.iter().enumerate() {
+            let a = if layer == 0 {
+                input
+            } else {
+                &self.hidden[layer - 1]
+            };
+            let c = self.hidden.get(layer).unwrap_or(output);
+            let buffers =
+                GemmBuffers::new(a, &self.weights[layer], c).with_bias(&self.biases[layer]);
+            context.run(gemm, &buffers).expect("layer GEMM");
+        }
+    }
+}
+
+fn main() {
+    env_logger::init();
+    let args = Args::parse();
+    let context = pollster::block_on(Context::with_options(
+        ContextOptions::from_env().expect("options from the environment"),
+    ))
+    .expect("context");
+    let adapter = context.adapter_info().name.clone();
+    eprintln!("adapter: {adapter} ({:?})", context.adapter_info().backend);
+    let kernels: Vec<MlpKernel> = if args.kernels.is_empty() {
+        MlpKernel::ALL.to_vec()
+    } else {
+        args.kernels
+            .iter()
+            .map(|k| MlpKernel::parse(k).unwrap_or_else(|| panic!("unknown kernel {k}")))
+            .collect()
+    };
+    let mut records = Vec::new();
+    for net in &args.nets {
+        let desc = desc_for(net).unwrap_or_else(|| panic!("unknown network {net}"));
+        let weights = LayerWeights::seeded(&desc, 1);
+        let mlp = context.build_mlp(&desc, &weights).expect("build");
+        for &rows in &args.rows {
+            let inputs = rows as usize * desc.input_width() as usize;
+            let outputs = rows as usize * desc.output_width() as usize;
+            let host_input: Vec<f16> =
+                sample_data(SampleData::FullMantissa, inputs, u64::from(rows));
+            let input = context.upload("x", &host_input).expect("upload");
+            let output = context
+                .upload("y", &vec![f16::ZERO; outputs])
+                .expect("upload");
+            let flops = desc.flops_per_row() as f64 * f64::from(rows);
+            let bytes = (inputs + outputs) as f64 * 2.0;
+            let mut record = |path: String, plan: String, seconds: f64| {
+                let result: Vec<f16> =
+                    pollster::block_on(context.download(&output, outputs)).expect("download");
+                let (verified, worst) = verify(&mlp, &host_input, &result, rows);
+                let r = Record {
+                    adapter: adapter.clone(),
+                    net: net.clone(),
+                    widths: desc.widths().to_vec(),
+                    rows,
+                    path,
+                    io: MlpIo::F16.to_string(),
+                    ms: seconds * 1e3,
+                    tflops: flops / seconds / 1e12,
+                    io_gbs: bytes / seconds / 1e9,
+                    verified,
+                    worst_tolerance_ratio: worst,
+                    plan,
+                    timing: "wall-clock, back-to-back",
+                };
+                println!(
+                    "{:7} rows {:8} {:16} {:9.4} ms {:7.2} TFLOP/s {:7.1} GB/s  verified {} ({:.2} of tolerance)",
+                    r.net, r.rows, r.path, r.ms, r.tflops, r.io_gbs, r.verified, r.worst_tolerance_ratio
+                );
+                records.push(r);
+            };
+            for &kernel in &kernels {
+                let forced = mlp.with_kernel(Some(kernel));
+                let buffers = MlpBuffers::new(&forced, &input, &output, MlpIo::F16, rows);
+                let plan = match context.plan_mlp(&forced, MlpIo::F16) {
+                    Ok(plan) => plan,
+                    Err(why) => {
+                        eprintln!("{net}: {kernel} unavailable: {why}");
+                        continue;
+                    }
+                };
+                context.queue().write_buffer(
+                    &output,
+                    0,
+                    bytemuck::cast_slice(&vec![f16::NAN; outputs]),
+                );
+                let seconds = time_runs(
+                    &context,
+                    || {
+                        context.run_mlp(&forced, &buffers).expect("run");
+                    },
+                    args.samples,
+                );
+                record(format!("fused-{kernel}"), plan.to_string(), seconds);
+            }
+            if !args.no_layer_by_layer {
+                if let Some(path) = LayerByLayer::new(&context, &mlp, rows) {
+                    context.queue().write_buffer(
+                        &output,
+                        0,
+                        bytemuck::cast_slice(&vec![f16::NAN; outputs]),
+                    );
+                    let seconds = time_runs(
+                        &context,
+                        || path.run(&context, &input, &output),
+                        args.samples,
+                    );
+                    let plan = context
+                        .plan(&path.gemms[0])
+                        .map(|p| p.kernel.to_string())
+                        .unwrap_or_default();
+                    record("layer-by-layer".into(), plan, seconds);
+                }
+            }
+        }
+    }
+    if let Some(file) = args.json {
+        let lines: Vec<String> = records
+            .iter()
+            .map(|r| serde_json::to_string(r).expect("serialise"))
+            .collect();
+        std::fs::write(&file, lines.join("\n") + "\n").expect("write records");
+        eprintln!("wrote {} records to {}", records.len(), file.display());
+    }
+}

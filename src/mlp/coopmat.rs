@@ -1,0 +1,235 @@
+//! The fused network kernel on cooperative matrices (`glsl/mlp_coopmat.comp`): its weight
+//! layout and layer table, its specialization, and its raw-Vulkan dispatch through the
+//! cooperative-matrix backend's kernels (same device, same pipeline layout).
+
+use crate::backend::coopmat::CoopmatBackend;
+use crate::backend::flat_grid;
+use crate::bindings::BoundRange;
+use crate::context::Context;
+use crate::error::{Error, Result};
+use crate::mlp::desc::{LayerWeights, MlpDesc};
+use crate::mlp::run::{MlpBuffers, MlpIo};
+use crate::vulkan::dispatch::{PipelineKey, PushConstants};
+
+/// One compiled variant of `glsl/mlp_coopmat.comp`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct MlpVariant {
+    /// The SPIR-V module's name (`glsl/spirv/<name>.spv`).
+    pub name: &'static str,
+    /// The row types it reads and writes.
+    pub io: MlpIo,
+    /// Whether its matrix operations are emulated (`COOPMAT_EMULATED`).
+    pub emulated: bool,
+    /// The module.
+    pub spirv: &'static [u8],
+}
+
+include!(concat!(env!("OUT_DIR"), "/mlp_variants.rs"));
+
+/// The widest layer the kernel takes (its activations, 16 × ROW_TILES rows of it, stay in
+/// shared memory, and one subgroup per 16 columns).
+pub(crate) const MAX_COOPMAT_WIDTH: u32 = 128;
+/// Layer-table words per layer.
+const TABLE_STRIDE: usize = 8;
+/// Rows per workgroup are 16 × ROW_TILES; the largest that fits shared memory is used.
+const ROW_TILES: [u32; 4] = [8, 4, 2, 1];
+
+/// The kernel's push constants; mirrors `Params` in `mlp_coopmat.comp`, and has the size of
+/// the GEMM kernels' block, whose pipeline layout it shares.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct Params {
+    rows: u32,
+    input_first: u32,
+    input_stride: u32,
+    output_first: u32,
+    output_stride: u32,
+    layers: u32,
+    input_width: u32,
+    output_width: u32,
+    groups_x: u32,
+    unused: [u32; 9],
+}
+
+const _: () = assert!(std::mem::size_of::<Params>() == std::mem::size_of::<PushConstants>());
+
+/// The kernel's copy of one network.
+#[derive(Debug)]
+pub(crate) struct CoopmatMlp {
+    weights: wgpu::Buffer,
+    table: wgpu::Buffer,
+    /// The widest layer, padded to 16.
+    max_width: u32,
+    /// Subgroups per workgroup: one per 16 columns of the widest layer, at least 4.
+    subgroups: u32,
+}
+
+/// `width` rounded up to whole 16-column tiles.
+fn padded(width: u32) -> u32 {
+    width.next_multiple_of(16)
+}
+
+impl CoopmatMlp {
+    /// Uploads `weights` in the kernel's layout; `Ok(Err(why))` where the kernel cannot run
+    /// `desc` on this device.
+    pub(crate) fn new(
+        context: &Context,
+        desc: &MlpDesc,
+        weights: &[LayerWeights],
+    ) -> Result<std::result::Result<CoopmatMlp, String>> {
+        let available = context
+            .backends_of_device()
+            .coopmat
+            .as_ref()
+            .map_err(Clone::clone)
+            .and_then(CoopmatBackend::f16_tiles_16);
+        if let Err(why) = available {
+            return Ok(Err(why));
+        }
+        if desc.max_width() > MAX_COOPMAT_WIDTH {
+            return Ok(Err(format!(
+                "a layer is {} wide, the kernel takes at most {MAX_COOPMAT_WIDTH}",
+                desc.max_width()
+            )));
+        }
+        let mut half_weights: Vec<half::f16> = Vec::new();
+        let mut table = vec![0u32; TABLE_STRIDE * desc.layers()];
+        for (layer, parameters) in weights.iter().enumerate() {
+            let (inputs, outputs) = desc.layer_shape(layer);
+            let (k_padded, n_padded) = (padded(inputs), padded(outputs));
+            let activation = desc.activations()[layer];
+            let bias_first = table.len() as u32;
+            table[TABLE_STRIDE * layer..][..TABLE_STRIDE].copy_from_slice(&[
+                k_padded,
+                n_padded,
+                outputs,
+                half_weights.len() as u32,
+                bias_first,
+                activation.code(),
+                activation.slope().to_bits(),
+                0,
+            ]);
+            table.extend(parameters.bias.iter().map(|b| b.to_f32().to_bits()));
+            for row in parameters.weights.chunks(inputs as usize) {
+                half_weights.extend_from_slice(row);
+                half_weights.resize(
+                    half_weights.len() + (k_padded - inputs) as usize,
+                    half::f16::ZERO,
+                );
+            }
+            half_weights.resize(
+                half_weights.len() + ((n_padded - outputs) * k_padded) as usize,
+                half::f16::ZERO,
+            );
+        }
+        let max_width = padded(desc.max_width());
+        Ok(Ok(CoopmatMlp {
+            weights: context.upload("coopgemm network weights (coopmat)", &half_weights)?,
+            table: context.upload(
+                "coopgemm network table (coopmat)",
+                bytemuck::cast_slice::<u32, i32>(&table),
+            )?,
+            max_width,
+            subgroups: (max_width / 16).max(4),
+        }))
+    }
+
+    /// Whether the kernel runs rows of `io` on `backend` (a variant for them exists).
+    pub(crate) fn supports(
+        &self,
+        backend: &CoopmatBackend,
+        io: MlpIo,
+    ) -> std::result::Result<(), String> {
+        self.variant(backend, io).map(|_| ())
+    }
+
+    fn variant(
+        &self,
+        backend: &CoopmatBackend,
+        io: MlpIo,
+    ) -> std::result::Result<MlpVariant, String> {
+        MLP_VARIANTS
+            .iter()
+            .copied()
+            .find(|v| v.io == io && v.emulated == backend.is_emulated())
+            .ok_or_else(|| format!("no cooperative-matrix network kernel for {io} rows"))
+    }
+
+    /// Rows per workgroup / 16: the most that fit the device's shared memory.
+    fn row_tiles(&self, backend: &CoopmatBackend) -> std::result::Result<u32, String> {
+        let available = backend.device_info().shared_memory_bytes;
+        ROW_TILES
+            .into_iter()
+            .find(|tiles| {
+                let activations = 16 * tiles * (self.max_width + 8) * 2;
+                let scratch = self.subgroups * 16 * 20 * 4;
+                activations + scratch <= available
+            })
+            .ok_or_else(|| format!("{available} bytes of shared memory hold no row block"))
+    }
+
+    /// Records the network over every row and returns the command buffers to submit.
+    pub(crate) fn record(
+        &self,
+        context: &Context,
+        desc: &MlpDesc,
+        buffers: &MlpBuffers<'_>,
+        input: BoundRange,
+        output: BoundRange,
+    ) -> Result<Vec<wgpu::CommandBuffer>> {
+        let rows = buffers.layout.rows;
+        if rows == 0 {
+            return Ok(Vec::new());
+        }
+        let backend = context
+            .backends_of_device()
+            .coopmat
+            .as_ref()
+            .map_err(|why| Error::Device(why.clone()))?;
+        let unsupported = |reason: String| Error::MlpNoKernel {
+            reasons: vec![(crate::mlp::MlpKernel::Coopmat, reason)],
+        };
+        let variant = self.variant(backend, buffers.io).map_err(unsupported)?;
+        let row_tiles = self.row_tiles(backend).map_err(unsupported)?;
+        let subgroup_size = backend.device_info().subgroup_size;
+        let key = PipelineKey {
+            module: variant.name,
+            constants: vec![
+                subgroup_size,
+                self.subgroups,
+                row_tiles,
+                self.max_width,
+                subgroup_size * self.subgroups,
+            ],
+            required_subgroup_size: subgroup_size,
+        };
+        let kernels = backend.raw_kernels();
+        let pipeline = kernels.pipeline(&key, variant.spirv)?;
+        let groups = u64::from(rows).div_ceil(16 * u64::from(row_tiles));
+        let grid = flat_grid(groups, 1, &context.device().limits())?;
+        let params = Params {
+            rows,
+            input_first: input.first_element,
+            input_stride: buffers.layout.input_stride,
+            output_first: output.first_element,
+            output_stride: buffers.layout.output_stride,
+            layers: desc.layers() as u32,
+            input_width: desc.input_width(),
+            output_width: desc.output_width(),
+            groups_x: grid[0],
+            unused: [0; 9],
+        };
+        let whole = |buffer: &wgpu::Buffer| BoundRange {
+            offset_bytes: 0,
+            size_bytes: buffer.size(),
+            first_element: 0,
+        };
+        let bindings = [
+            (buffers.input, input),
+            (&self.weights, whole(&self.weights)),
+            (buffers.output, output),
+            (&self.table, whole(&self.table)),
+        ];
+        kernels.record_raw(pipeline, &bindings, bytemuck::bytes_of(&params), grid, None)
+    }
+}

@@ -4,7 +4,7 @@
 # Writes bench-*.json and cublas.txt to $OUT (bench.tgz).
 set -u
 source "$(dirname "$0")/env.sh"
-export COOPGEMM_CACHE=/tmp/cgcache
+export COOPGEMM_CACHE_DIR=/tmp/cgcache
 f() { grep -E "^(coopmat|simt|wgsl)|rror" | cut -c1-200; }
 bench() { local name=$1 limit=$2; shift 2; timeout "$limit" $B/bench --no-tune --json $OUT/bench-$name.json "$@" 2>&1 | f; }
 echo "== tensor cores (GPU timestamps)"

@@ -7,7 +7,7 @@
 # Writes networks.json, mlp-tests.txt and mlp_torch.txt to $OUT.
 set -u
 source "$(dirname "$0")/env.sh"
-export COOPGEMM_CACHE=/tmp/cgcache
+export COOPGEMM_CACHE_DIR=/tmp/cgcache
 echo "== network tests (both kernels)"
 timeout 200 $B/mlp --nocapture > $OUT/mlp-tests.txt 2>&1
 grep -E "^test |test result|cases on|unavailable|panicked" $OUT/mlp-tests.txt | head -40

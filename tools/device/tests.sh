@@ -11,13 +11,13 @@ lane() { # label env... binary args
   local label=$1; shift
   ( env "$@" > $OUT/$label.log 2>&1; echo "$label exit $? $(grep -E 'test result' $OUT/$label.log | tail -1)"; grep -E "cases on" $OUT/$label.log | sort | uniq -c | head -8 )
 }
-( lane guard-cm2 COOPGEMM_CACHE=/tmp/c1 timeout 300 $B/guard --test-threads=5 ) &
-( lane guard-khr COOPGEMM_CACHE=/tmp/c2 COOPGEMM_COOPMAT2=0 timeout 200 $B/guard --test-threads=5
-  for t in correctness random epilogue split_k packing staging selection disk_cache; do lane khr-$t COOPGEMM_CACHE=/tmp/c2 COOPGEMM_COOPMAT2=0 timeout 150 $B/$t --test-threads=8; done ) &
+( lane guard-cm2 COOPGEMM_CACHE_DIR=/tmp/c1 timeout 300 $B/guard --test-threads=5 ) &
+( lane guard-khr COOPGEMM_CACHE_DIR=/tmp/c2 COOPGEMM_COOPMAT2=0 timeout 200 $B/guard --test-threads=5
+  for t in correctness random epilogue split_k packing staging selection disk_cache; do lane khr-$t COOPGEMM_CACHE_DIR=/tmp/c2 COOPGEMM_COOPMAT2=0 timeout 150 $B/$t --test-threads=8; done ) &
 ( lane unit timeout 100 $B/coopgemm-unit
-  for t in wgsl_coopmat correctness random epilogue numerics resources selection timing errors split_k packing staging disk_cache spirv; do lane all-$t COOPGEMM_CACHE=/tmp/c3 COOPGEMM_EXPECT_WGSL_COOPMAT=1 timeout 200 $B/$t --test-threads=8; done ) &
+  for t in wgsl_coopmat correctness random epilogue numerics resources selection timing errors split_k packing staging disk_cache spirv; do lane all-$t COOPGEMM_CACHE_DIR=/tmp/c3 COOPGEMM_EXPECT_WGSL_COOPMAT=1 timeout 200 $B/$t --test-threads=8; done ) &
 ( export VK_LAYER_PATH=/tmp/vvl/usr/share/vulkan/explicit_layer.d LD_LIBRARY_PATH=/tmp/vvl/usr/lib/x86_64-linux-gnu
   export WGPU_VALIDATION=1 WGPU_DEBUG=1 COOPGEMM_EXPECT_VALIDATION=1 COOPGEMM_LAYER_1_4_309=1 COOPGEMM_AUTOTUNE=0
-  for t in validation correctness split_k resources epilogue; do lane vvl-$t COOPGEMM_CACHE=/tmp/c4 timeout 200 $B/$t --test-threads=4; done ) &
+  for t in validation correctness split_k resources epilogue; do lane vvl-$t COOPGEMM_CACHE_DIR=/tmp/c4 timeout 200 $B/$t --test-threads=4; done ) &
 wait
 ( cd $OUT && tar czf logs.tgz *.log && rm *.log )

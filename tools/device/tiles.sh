@@ -6,7 +6,7 @@
 set -u
 source "$(dirname "$0")/env.sh"
 name=$1 tiles=$2; shift 2
-export COOPGEMM_CACHE=/tmp/cgcache-tiles
+export COOPGEMM_CACHE_DIR=/tmp/cgcache-tiles
 for tile in $tiles heuristic; do
   echo "== $name: $tile"
   if [ "$tile" = heuristic ]; then unset COOPGEMM_COOPMAT2_TILE; else export COOPGEMM_COOPMAT2_TILE=$tile; fi

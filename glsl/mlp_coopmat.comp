@@ -15,9 +15,9 @@
 //      from the weights buffer, L1-resident) once per 16 inputs and multiplies every row
 //      tile it owns by them, accumulating in f32 registers;
 //   2. barrier (every subgroup has read the layer's input activations);
-//   3. each accumulator goes through the subgroup's scratch tile: bias, activation, then
-//      f16 into the activations (hidden layers) or the output's type into the output
-//      (last layer, rows and columns bounds-checked); padding columns are written as 0;
+//   3. the accumulators, which started as the bias, get the activation in registers; a
+//      hidden layer stores them as f16 into the activations, the last layer through the
+//      subgroup's scratch tile into the output (rows and columns bounds-checked);
 //   4. barrier.
 //
 // Interface (src/mlp/coopmat.rs depends on it exactly):
@@ -27,7 +27,9 @@
 //   binding 2: output rows, OUT_TYPE (float16_t or float)
 //   binding 3: layer table, readonly, uint: layer l at 8 * l: k_padded, n_padded, n,
 //              weights_first, bias_first (index into this array of n float bits),
-//              activation (MlpActivation::code), slope (float bits), 0
+//              activation (MlpActivation::code), slope (float bits), bias_tile_first (a
+//              multiple of 16: 16 identical rows of n_padded float bits, the bias
+//              zero-padded, that the accumulators start from)
 //   push constants (72 bytes, the GEMM kernels' size, so both share one pipeline layout):
 //              rows, input_first, input_stride, output_first, output_stride, layers,
 //              input_width, output_width, groups_x, then 9 unused words
@@ -85,8 +87,6 @@ layout(set = 0, binding = 3, std430) readonly buffer Table { uint table[]; };
 shared float16_t activations[BLOCK_ROWS * ACTIVATION_STRIDE];
 shared float scratch[SUBGROUPS * SCRATCH_TILE];
 
-#include "mlp_matrix_ops.glsl"
-
 bool is_nan_bits(float x) {
     return (floatBitsToUint(x) & 0x7fffffffu) > 0x7f800000u;
 }
@@ -112,6 +112,8 @@ float activate(float x, uint activation, float slope) {
     }
     return x;
 }
+
+#include "mlp_matrix_ops.glsl"
 
 void main() {
     const uint subgroup = gl_SubgroupID;
@@ -140,9 +142,9 @@ void main() {
         const uint n_padded = table[8 * layer + 1];
         const uint n = table[8 * layer + 2];
         const uint weights_first = table[8 * layer + 3];
-        const uint bias_first = table[8 * layer + 4];
         const uint activation = table[8 * layer + 5];
         const float slope = uintBitsToFloat(table[8 * layer + 6]);
+        const uint bias_tile_first = table[8 * layer + 7];
         const bool last = layer + 1 == params.layers;
 
         // Which tiles this subgroup owns: column tile `column_tile`, row tiles
@@ -155,9 +157,10 @@ void main() {
         const uint owned = first_row_tile < sharing
             ? (ROW_TILES - first_row_tile + sharing - 1) / sharing : 0;
 
+        // Each accumulator starts as the bias of its 16 columns (16 identical rows).
         ACCUMULATOR accumulators[ROW_TILES];
         [[unroll]] for (uint i = 0; i < ROW_TILES; ++i) {
-            zero_accumulator(accumulators[i]);
+            load_bias(accumulators[i], bias_tile_first + column_tile * 16, n_padded);
         }
         if (owned > 0) {
             const uint b_first = weights_first + column_tile * 16 * k_padded;
@@ -176,37 +179,39 @@ void main() {
         }
         barrier();
 
-        // Every subgroup runs ROW_TILES rounds, working in those it owns tiles for: the
-        // subgroup barriers stay in workgroup-uniform control flow, which some drivers need
-        // (lavapipe's subgroup barrier waits for the whole workgroup).
+        // Activation in registers; a hidden layer's result goes straight back into the
+        // activations as f16 (its padding columns hold act(0) against zero weights of the
+        // next layer). The last layer's goes through the subgroup's scratch tile to the
+        // output, bounds-checked. Every subgroup runs ROW_TILES rounds, working in those it
+        // owns a tile for: the subgroup barriers stay in workgroup-uniform control flow,
+        // which some drivers need (lavapipe's subgroup barrier waits for the whole
+        // workgroup).
         const uint scratch_first = subgroup * SCRATCH_TILE;
         [[unroll]] for (uint i = 0; i < ROW_TILES; ++i) {
             const uint row_tile = first_row_tile + i * row_tile_step;
             if (i < owned) {
-                store_accumulator(accumulators[i], scratch_first);
-            }
-            subgroupMemoryBarrierShared();
-            subgroupBarrier();
-            if (i < owned) {
-                [[dont_unroll]] for (uint e = lane; e < 256; e += SUBGROUP_SIZE) {
-                    const uint row = row_tile * 16 + e / 16;
-                    const uint column = column_tile * 16 + e % 16;
-                    float value = 0.0;
-                    if (column < n) {
-                        value = activate(scratch[scratch_first + (e / 16) * SCRATCH_STRIDE + e % 16]
-                                             + uintBitsToFloat(table[bias_first + column]),
-                                         activation, slope);
-                    }
-                    if (!last) {
-                        activations[row * ACTIVATION_STRIDE + column] = float16_t(value);
-                    } else if (column < n && block_first_row + row < params.rows) {
-                        output_elements[params.output_first
-                                        + (block_first_row + row) * params.output_stride
-                                        + column] = OUT_TYPE(value);
-                    }
+                activate_accumulator(accumulators[i], activation, slope);
+                if (!last) {
+                    store_activations(accumulators[i], row_tile * 16 * ACTIVATION_STRIDE + column_tile * 16);
+                } else {
+                    store_accumulator(accumulators[i], scratch_first);
                 }
             }
-            subgroupBarrier();
+            if (last) {
+                subgroupMemoryBarrierShared();
+                subgroupBarrier();
+                if (i < owned) {
+                    [[dont_unroll]] for (uint e = lane; e < 256; e += SUBGROUP_SIZE) {
+                        const uint row = block_first_row + row_tile * 16 + e / 16;
+                        const uint column = column_tile * 16 + e % 16;
+                        if (column < n && row < params.rows) {
+                            output_elements[params.output_first + row * params.output_stride + column] =
+                                OUT_TYPE(scratch[scratch_first + (e / 16) * SCRATCH_STRIDE + e % 16]);
+                        }
+                    }
+                }
+                subgroupBarrier();
+            }
         }
         barrier();
     }

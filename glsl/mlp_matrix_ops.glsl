@@ -7,16 +7,22 @@
 //
 // The kernel includes this after declaring `shared float16_t activations[]` (row-major,
 // ACTIVATION_STRIDE elements per row), `shared float scratch[]`, the weights binding
-// `weights[]` (float16_t) and SUBGROUP_SIZE. Every function is called by a whole subgroup in
+// `weights[]` (float16_t), the layer table `table[]` (uint), SUBGROUP_SIZE and
+// `float activate(float x, uint activation, float slope)`. Every function is called by a whole subgroup in
 // subgroup-uniform control flow.
 //
 //   A_FRAGMENT  16x16 of the activations       load_a(out a, element): the tile whose
 //                                               top-left is activations[element]
 //   B_FRAGMENT  16x16 of a layer's weights^T    load_b(out b, element, stride): B(k, n) =
 //                                               weights[element + n * stride + k]
-//   ACCUMULATOR 16x16 f32                       zero_accumulator, multiply_add(acc, a, b),
+//   ACCUMULATOR 16x16 f32                       load_bias(acc, first, stride): acc(r, c) =
+//                                               table[first + r * stride + c] as float bits;
+//                                               multiply_add(acc, a, b);
+//                                               activate_accumulator(acc, activation, slope);
 //                                               store_accumulator(acc, first): row-major into
-//                                               scratch[first + r * SCRATCH_STRIDE + c]
+//                                               scratch[first + r * SCRATCH_STRIDE + c];
+//                                               store_activations(acc, element): as f16 into
+//                                               activations[element + r * ACTIVATION_STRIDE + c]
 //
 // The caller makes a store visible to its subgroup (subgroupMemoryBarrierShared +
 // subgroupBarrier) before reading scratch. Emulated A fragments are views of shared memory:
@@ -30,8 +36,20 @@ const uint TILE = 16;
 #define B_FRAGMENT coopmat<float16_t, gl_ScopeSubgroup, TILE, TILE, gl_MatrixUseB>
 #define ACCUMULATOR coopmat<float, gl_ScopeSubgroup, TILE, TILE, gl_MatrixUseAccumulator>
 
-void zero_accumulator(out ACCUMULATOR accumulator) {
-    accumulator = ACCUMULATOR(0.0);
+void load_bias(out ACCUMULATOR accumulator, uint first, uint stride) {
+    coopMatLoad(accumulator, table, first, stride, gl_CooperativeMatrixLayoutRowMajor);
+}
+
+void activate_accumulator(inout ACCUMULATOR accumulator, uint activation, float slope) {
+    for (int i = 0; i < accumulator.length(); ++i) {
+        accumulator[i] = activate(accumulator[i], activation, slope);
+    }
+}
+
+void store_activations(ACCUMULATOR accumulator, uint element) {
+    coopmat<float16_t, gl_ScopeSubgroup, TILE, TILE, gl_MatrixUseAccumulator> halves =
+        coopmat<float16_t, gl_ScopeSubgroup, TILE, TILE, gl_MatrixUseAccumulator>(accumulator);
+    coopMatStore(halves, activations, element, ACTIVATION_STRIDE, gl_CooperativeMatrixLayoutRowMajor);
 }
 
 void load_a(out A_FRAGMENT fragment, uint element) {
@@ -67,9 +85,27 @@ struct Accumulator {
 };
 #define ACCUMULATOR Accumulator
 
-void zero_accumulator(out ACCUMULATOR accumulator) {
+void load_bias(out ACCUMULATOR accumulator, uint first, uint stride) {
     [[dont_unroll]] for (uint slot = 0; slot < ELEMENTS_PER_LANE; ++slot) {
-        accumulator.elements[slot] = 0.0;
+        const uint element = gl_SubgroupInvocationID + slot * SUBGROUP_SIZE;
+        accumulator.elements[slot] = element < TILE * TILE
+            ? uintBitsToFloat(table[first + (element / TILE) * stride + element % TILE]) : 0.0;
+    }
+}
+
+void activate_accumulator(inout ACCUMULATOR accumulator, uint activation, float slope) {
+    [[dont_unroll]] for (uint slot = 0; slot < ELEMENTS_PER_LANE; ++slot) {
+        accumulator.elements[slot] = activate(accumulator.elements[slot], activation, slope);
+    }
+}
+
+void store_activations(ACCUMULATOR accumulator, uint element) {
+    [[dont_unroll]] for (uint slot = 0; slot < ELEMENTS_PER_LANE; ++slot) {
+        const uint tile_element = gl_SubgroupInvocationID + slot * SUBGROUP_SIZE;
+        if (tile_element < TILE * TILE) {
+            activations[element + (tile_element / TILE) * ACTIVATION_STRIDE + tile_element % TILE] =
+                float16_t(accumulator.elements[slot]);
+        }
     }
 }
 

@@ -99,6 +99,14 @@ impl CoopmatMlp {
             let (k_padded, n_padded) = (padded(inputs), padded(outputs));
             let activation = desc.activations()[layer];
             let bias_first = table.len() as u32;
+            table.extend(parameters.bias.iter().map(|b| b.to_f32().to_bits()));
+            // The bias tile the accumulators start from: 16 identical rows, 64-byte aligned.
+            table.resize(table.len().next_multiple_of(16), 0);
+            let bias_tile_first = table.len() as u32;
+            for _ in 0..16 {
+                table.extend(parameters.bias.iter().map(|b| b.to_f32().to_bits()));
+                table.resize(table.len() + (n_padded - outputs) as usize, 0);
+            }
             table[TABLE_STRIDE * layer..][..TABLE_STRIDE].copy_from_slice(&[
                 k_padded,
                 n_padded,
@@ -107,9 +115,8 @@ impl CoopmatMlp {
                 bias_first,
                 activation.code(),
                 activation.slope().to_bits(),
-                0,
+                bias_tile_first,
             ]);
-            table.extend(parameters.bias.iter().map(|b| b.to_f32().to_bits()));
             for row in parameters.weights.chunks(inputs as usize) {
                 half_weights.extend_from_slice(row);
                 half_weights.resize(

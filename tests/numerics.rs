@@ -5,7 +5,8 @@ mod common;
 
 use coopgemm::{Gemm, GemmTypes, Reference};
 
-use common::{assert_no_validation_errors, backends_for, Rng};
+use common::cases::Rng;
+use common::{assert_no_validation_errors, backends_for};
 
 #[test]
 fn nan_and_inf_propagate_like_the_reference() {

@@ -8,7 +8,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use coopgemm::{BackendKind, Gemm, GemmBuffers, GemmTypes, MatrixLayout, Reference};
 
-use common::{assert_no_validation_errors, backends_for, context, Rng};
+use common::cases::Rng;
+use common::{assert_no_validation_errors, backends_for, context};
 
 fn soak_factor() -> usize {
     std::env::var("COOPGEMM_SOAK")

@@ -5,7 +5,8 @@
 //! with `InstanceFlags::DEBUG` (on in debug builds, and needed for the Vulkan validation
 //! layer's messages to reach the `log` crate) its SPIR-V carries no `OpSource WGSL`, which
 //! validation layers older than WGSL's SPIR-V source-language enumerant reject as invalid.
-//! Otherwise the module is the same as wgpu would build from the text.
+//! Otherwise the module is the same as wgpu would build from the text. On wasm32 the text
+//! goes to the browser as it is (see [`wgsl_module`]).
 
 use std::borrow::Cow;
 
@@ -30,6 +31,12 @@ pub(crate) fn wgsl_module(
     source: &str,
     checks: Checks,
 ) -> wgpu::ShaderModule {
+    // On the web the browser compiles WGSL text itself: a naga module would have to be
+    // written back as WGSL by wgpu, and naga 30's WGSL writer panics (`unreachable!`) on
+    // global expressions of these kernels, as the browser suite (tests/web.rs) found.
+    #[cfg(target_arch = "wasm32")]
+    let source = wgpu::ShaderSource::Wgsl(Cow::Owned(source.to_string()));
+    #[cfg(not(target_arch = "wasm32"))]
     let source = match naga::front::wgsl::parse_str(source) {
         Ok(module) => wgpu::ShaderSource::Naga(Cow::Owned(module)),
         Err(error) => {

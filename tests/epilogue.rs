@@ -4,57 +4,21 @@
 mod common;
 
 use coopgemm::testing::Reference;
-use coopgemm::{Activation, BackendKind, BiasAxis, Epilogue, Gemm, GemmTypes, MatrixLayout};
+use coopgemm::{Activation, BackendKind, BiasAxis, Gemm, GemmTypes};
 
+use common::cases::{epilogue_cases, ACTIVATION_EXTREMES, EPILOGUE_TYPES};
 use common::{assert_no_validation_errors, backend_for, backend_tests, check_any, context};
-
-const TYPES: [GemmTypes; 7] = [
-    GemmTypes::F32,
-    GemmTypes::F16_F32,
-    GemmTypes::BF16_F32,
-    GemmTypes::F16_F32_F16,
-    GemmTypes::BF16_F32_BF16,
-    GemmTypes::F32_F32_F16,
-    GemmTypes::F32_F32_BF16,
-];
-
-fn epilogues() -> Vec<Epilogue> {
-    vec![
-        Epilogue::default()
-            .bias(BiasAxis::PerRow)
-            .activation(Activation::Relu),
-        Epilogue::default()
-            .bias_at(BiasAxis::PerColumn, 3)
-            .activation(Activation::Gelu),
-        Epilogue::default().activation(Activation::Silu),
-        Epilogue::default().bias(BiasAxis::PerColumn),
-        Epilogue::default(),
-    ]
-}
 
 backend_tests! {
     fn every_epilogue_and_output_type(kind) {
-        let shapes = [(1, 1, 1), (17, 33, 65), (70, 45, 19), (130, 67, 200)];
         let mut failures = Vec::new();
         let mut ran = 0;
-        for types in TYPES {
+        for types in EPILOGUE_TYPES {
             if let Some(context) = backend_for(kind, types) {
-                for (index, epilogue) in epilogues().into_iter().enumerate() {
-                    for (shape_index, &(m, n, k)) in shapes.iter().enumerate() {
-                        let mut gemm = Gemm::new(m, n, k).types(types).epilogue(epilogue);
-                        // Vary the rest: beta, column-major C, a batch with broadcast A.
-                        if shape_index % 2 == 1 {
-                            gemm = gemm.beta(0.5).c(MatrixLayout::column_major());
-                        }
-                        if shape_index == 2 {
-                            gemm = gemm.batch(2).a(MatrixLayout::row_major().batch_stride(0));
-                        }
-                        ran += 1;
-                        if let Err(message) =
-                            check_any(&context, &gemm, (index * 10 + shape_index) as u64)
-                        {
-                            failures.push(format!("{kind} {types}: {message}"));
-                        }
+                for (gemm, seed) in epilogue_cases(types) {
+                    ran += 1;
+                    if let Err(message) = check_any(&context, &gemm, seed) {
+                        failures.push(format!("{kind} {types}: {message}"));
                     }
                 }
                 eprintln!("{types}: epilogues on {kind}");
@@ -70,7 +34,7 @@ backend_tests! {
 
     /// Large inputs to GELU and SiLU give the limits (x or -0), never NaN, and ReLU keeps NaN.
     fn activations_at_extremes(kind) {
-        let inputs = [-1.0e4f32, 1.0e4, -90.0, 90.0, -0.5, 0.5, 0.0, f32::NAN];
+        let inputs = ACTIVATION_EXTREMES;
         let n = inputs.len() as u32;
         for activation in [Activation::Gelu, Activation::Silu, Activation::Relu] {
             if let Some(context) = backend_for(kind, GemmTypes::F32) {

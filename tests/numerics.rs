@@ -6,7 +6,8 @@ mod common;
 use coopgemm::testing::Reference;
 use coopgemm::{Gemm, GemmTypes};
 
-use common::{assert_no_validation_errors, backend_for, backend_tests, Rng};
+use common::cases::Rng;
+use common::{assert_no_validation_errors, backend_for, backend_tests};
 
 backend_tests! {
     fn nan_and_inf_propagate_like_the_reference(kind) {

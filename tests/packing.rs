@@ -5,29 +5,10 @@
 mod common;
 
 use coopgemm::testing::Reference;
-use coopgemm::{
-    BackendKind, BiasAxis, Element, Gemm, GemmBuffers, GemmTypes, MatrixLayout, Order, PackedB,
-};
+use coopgemm::{BackendKind, Element, Gemm, GemmBuffers, GemmTypes, MatrixLayout, Order, PackedB};
 
-use common::{backend_for, backend_tests, Rng};
-
-fn layouts(k: u32, n: u32, batch: u32) -> Vec<MatrixLayout> {
-    let mut layouts = vec![
-        MatrixLayout::row_major(),
-        MatrixLayout::column_major(),
-        MatrixLayout::column_major()
-            .leading_dimension(k as u64 + 3)
-            .offset(5),
-        MatrixLayout::row_major()
-            .leading_dimension(n as u64 + 1)
-            .offset(1),
-    ];
-    if batch > 1 {
-        layouts.push(MatrixLayout::row_major().batch_stride(0));
-        layouts.push(MatrixLayout::column_major().batch_stride(k as u64 * n as u64 + 7));
-    }
-    layouts
-}
+use common::cases::{packing_cases, Rng, PACKING_TYPES};
+use common::{backend_for, backend_tests};
 
 /// Packs B, checks the packed elements, runs the GEMM on the packed B and compares with the
 /// reference of the unpacked GEMM.
@@ -121,52 +102,31 @@ fn check_types(
 
 backend_tests! {
     fn packed_b_matches_unpacked_on_every_backend(kind) {
-        let shapes = [
-            (19, 33, 17, 1),
-            (40, 130, 64, 2),
-            (1, 1, 1, 1),
-            (150, 300, 37, 1),
-        ];
         let mut failures = Vec::new();
         let mut ran = 0;
-        for types in [
-            GemmTypes::F32,
-            GemmTypes::F16_F32,
-            GemmTypes::BF16_F32,
-            GemmTypes::I8_I32,
-        ] {
+        for types in PACKING_TYPES {
             if let Some(context) = backend_for(kind, types) {
-                for (shape_index, &(m, n, k, batch)) in shapes.iter().enumerate() {
-                    for (layout_index, layout) in layouts(k, n, batch).into_iter().enumerate() {
-                        let mut gemm = Gemm::new(m, n, k).types(types).batch(batch).b(layout);
-                        if layout_index == 1 && !types.output.is_integer() {
-                            gemm = gemm.bias(BiasAxis::PerColumn).beta(1.0);
+                for (gemm, seed) in packing_cases(types) {
+                    let k = gemm.k;
+                    ran += 1;
+                    match check_types(types, &context, &gemm, seed) {
+                        Ok(packed) => {
+                            // Column panels of the packed width, or (coopmat2, 8-bit inputs)
+                            // column-major with each column's K padded to 16 bytes.
+                            let layout = packed.layout();
+                            let k_bytes = types.input.size_bytes();
+                            let panels = matches!(layout.order, Order::ColumnPanels { width } if width == packed.width());
+                            let k_contiguous = layout.order == Order::ColumnMajor
+                                && packed.width() == 1
+                                && layout.leading_dimension.is_some_and(|ld| {
+                                    ld >= u64::from(k) && (ld * k_bytes).is_multiple_of(16)
+                                });
+                            assert!(
+                                panels || k_contiguous,
+                                "{kind} {types}: packed as {layout:?}"
+                            );
                         }
-                        ran += 1;
-                        match check_types(
-                            types,
-                            &context,
-                            &gemm,
-                            (shape_index * 10 + layout_index) as u64,
-                        ) {
-                            Ok(packed) => {
-                                // Column panels of the packed width, or (coopmat2, 8-bit inputs)
-                                // column-major with each column's K padded to 16 bytes.
-                                let layout = packed.layout();
-                                let k_bytes = types.input.size_bytes();
-                                let panels = matches!(layout.order, Order::ColumnPanels { width } if width == packed.width());
-                                let k_contiguous = layout.order == Order::ColumnMajor
-                                    && packed.width() == 1
-                                    && layout.leading_dimension.is_some_and(|ld| {
-                                        ld >= u64::from(k) && (ld * k_bytes).is_multiple_of(16)
-                                    });
-                                assert!(
-                                    panels || k_contiguous,
-                                    "{kind} {types}: packed as {layout:?}"
-                                );
-                            }
-                            Err(message) => failures.push(format!("{kind} {types}: {message}")),
-                        }
+                        Err(message) => failures.push(format!("{kind} {types}: {message}")),
                     }
                 }
                 eprintln!("{types}: packed B on {kind}");

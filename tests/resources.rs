@@ -13,7 +13,8 @@ use coopgemm::{
     BackendChoice, BackendKind, Context, DiskCache, Gemm, GemmBuffers, GemmTypes, MatrixLayout,
 };
 
-use common::{assert_no_validation_errors, backend_tests, backends_for, context, Rng};
+use common::cases::Rng;
+use common::{assert_no_validation_errors, backend_tests, backends_for, context};
 
 fn soak_factor() -> usize {
     std::env::var("COOPGEMM_SOAK")

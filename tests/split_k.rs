@@ -4,56 +4,26 @@
 
 mod common;
 
-use coopgemm::{Activation, BackendKind, BiasAxis, Gemm, GemmTypes, MatrixLayout, SplitKChoice};
+use coopgemm::{BackendKind, Gemm, GemmTypes, SplitKChoice};
 
+use common::cases::{split_k_cases, SPLIT_K_SLICES, SPLIT_K_TYPES};
 use common::{backend_for, backend_tests, check_any};
 
 backend_tests! {
     fn split_k_matches_the_reference_on_every_backend(kind) {
-        let shapes = [(5, 7, 2), (17, 33, 100), (64, 130, 513), (1, 300, 64)];
         let mut failures = Vec::new();
         let mut ran = 0;
-        for types in [
-            GemmTypes::F32,
-            GemmTypes::F16_F32,
-            GemmTypes::F16_F32_F16,
-            GemmTypes::BF16_F32_BF16,
-        ] {
+        for types in SPLIT_K_TYPES {
             if let Some(context) = backend_for(kind, types) {
-                for slices in [2, 3, 7] {
+                for slices in SPLIT_K_SLICES {
                     let split = context.with_split_k(SplitKChoice::Slices(slices));
-                    for (index, &(m, n, k)) in shapes.iter().enumerate() {
-                        let mut gemm = Gemm::new(m, n, k).types(types);
-                        match index {
-                            1 => {
-                                gemm = gemm
-                                    .a(MatrixLayout::column_major()
-                                        .leading_dimension(m as u64 + 2)
-                                        .offset(3))
-                                    .beta(0.5)
-                                    .bias(BiasAxis::PerRow)
-                                    .activation(Activation::Gelu)
-                            }
-                            2 => {
-                                gemm = gemm
-                                    .b(MatrixLayout::column_major())
-                                    .c(MatrixLayout::column_major())
-                                    .bias(BiasAxis::PerColumn)
-                                    .activation(Activation::Relu)
-                            }
-                            3 => {
-                                gemm = gemm.b(MatrixLayout::row_major().leading_dimension(n as u64 + 5))
-                            }
-                            _ => {}
-                        }
+                    for (gemm, seed) in split_k_cases(types, slices) {
                         let kernel = split
                             .prepare(&gemm)
                             .unwrap_or_else(|e| panic!("{kind} {types} {gemm:?}: {e}"));
                         assert!(kernel.split_k.is_some(), "{kernel:?}");
                         ran += 1;
-                        if let Err(message) =
-                            check_any(&split, &gemm, (slices * 10) as u64 + index as u64)
-                        {
+                        if let Err(message) = check_any(&split, &gemm, seed) {
                             failures.push(format!("{kind} {slices} slices: {message}"));
                         }
                     }

@@ -14,7 +14,8 @@ use coopgemm::{
     BackendChoice, BackendKind, Context, Error, Gemm, GemmBuffers, GemmTypes, MatrixLayout,
 };
 
-use common::{assert_no_validation_errors, context, expect_wgsl_coopmat, Rng};
+use common::cases::Rng;
+use common::{assert_no_validation_errors, context, expect_wgsl_coopmat};
 
 #[test]
 fn availability_has_a_reason_and_forcing_an_unavailable_backend_says_it() {

@@ -260,6 +260,9 @@ impl Context {
     /// assert_eq!(y.len(), 1000 * 16);
     /// # Ok::<(), coopgemm::Error>(())
     /// ```
+    // On wasm32 wgpu's objects are neither Send nor Sync; the Arc then only shares the
+    // network between clones on the one thread there is (as `Context::assemble`).
+    #[cfg_attr(target_arch = "wasm32", allow(clippy::arc_with_non_send_sync))]
     pub fn build_mlp(&self, desc: &MlpDesc, weights: &[LayerWeights]) -> Result<Mlp> {
         desc.validate()?;
         desc.check_weights(0, weights)?;

@@ -5,82 +5,17 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 
-use coopgemm::testing::{sample_data, Reference, SampleData};
-use coopgemm::{
-    BackendChoice, BackendKind, Context, ContextOptions, DType, Element, Gemm, GemmTypes,
-};
+use coopgemm::{BackendChoice, BackendKind, Context, ContextOptions, Element, Gemm, GemmTypes};
+
+pub mod cases;
+
+use cases::CaseData;
 
 /// Messages the Vulkan validation layer reported through wgpu (warnings and errors).
 static VALIDATION_ERRORS: AtomicUsize = AtomicUsize::new(0);
 static FIRST_VALIDATION_ERROR: Mutex<Option<String>> = Mutex::new(None);
 
 struct TestLogger;
-
-/// Messages dropped as false positives of an older layer (see below).
-static KNOWN_FALSE_POSITIVES: AtomicUsize = AtomicUsize::new(0);
-
-/// With `COOPGEMM_LAYER_1_4_309=1` (the H100 runs, under the newest Khronos layer a package
-/// registry has: Debian's 1.4.309), these messages are not counted, only printed. Each is
-/// that layer's own limitation, not a fault of the call it names:
-/// - it predates `VK_KHR_shader_bfloat16` (Vulkan headers 1.4.311+): it calls the extension
-///   unknown, its feature struct (sType 1000141000) invalid, and the bf16 SPIR-V
-///   capabilities (5116-5118) and `SPV_KHR_bfloat16` unsupported; the modules it then
-///   refuses to parse trip the pipeline checks that depend on them;
-/// - its workgroup-size and flexible-dimension checks read the kernels' specialization
-///   constants at their defaults (a local size of 1, 64x64 matrices) instead of the
-///   specialized values the pipelines are built with (the kernels could not compute
-///   correct results at those sizes; the same tests pass without the layer);
-/// - it warns that something fetches `vkGetPhysicalDeviceVideoEncodeQualityLevelPropertiesKHR`
-///   with `vkGetDeviceProcAddr`: no code of coopgemm's does (it fetches only
-///   `VK_KHR_pipeline_executable_properties` functions, and only when asked to).
-fn is_known_layer_false_positive(message: &str) -> bool {
-    if !std::env::var("COOPGEMM_LAYER_1_4_309").is_ok_and(|v| v == "1") {
-        return false;
-    }
-    const KNOWN: [(&str, &str); 11] = [
-        ("VUID-VkDeviceCreateInfo-pNext-pNext", "(1000141000)"),
-        (
-            "WARNING-CreateDevice-extension-not-found",
-            "VK_KHR_shader_bfloat16",
-        ),
-        (
-            "VUID-VkShaderModuleCreateInfo-pCode-08741",
-            "SPV_KHR_bfloat16",
-        ),
-        (
-            "VUID-VkShaderModuleCreateInfo-pCode-08737",
-            "Invalid capability operand: 511",
-        ),
-        (
-            "VUID-VkShaderModuleCreateInfo-pCode-08739",
-            "Unhandled OpCapability",
-        ),
-        ("VUID-VkPipelineShaderStageCreateInfo-module-parameter", ""),
-        (
-            "VUID-VkPipelineShaderStageCreateInfo-pSpecializationInfo-06849",
-            "",
-        ),
-        (
-            "VUID-VkPipelineShaderStageCreateInfo-pNext-02757",
-            "Local workgroup size x (1)",
-        ),
-        (
-            "VUID-VkPipelineShaderStageCreateInfo-flags-02759",
-            "X dimension (1)",
-        ),
-        (
-            "VUID-RuntimeSpirv-cooperativeMatrixFlexibleDimensions-1016",
-            "",
-        ),
-        (
-            "WARNING-vkGetDeviceProcAddr-device",
-            "VideoEncodeQualityLevel",
-        ),
-    ];
-    KNOWN
-        .iter()
-        .any(|(id, text)| message.contains(id) && message.contains(text))
-}
 
 /// Whether a log record is a message of the Vulkan validation layer: wgpu-hal's debug
 /// messenger (installed with `InstanceFlags::DEBUG`, which the tests keep) logs each at the
@@ -108,11 +43,6 @@ impl log::Log for TestLogger {
             return;
         }
         let message = record.args().to_string();
-        if is_validation_message(record, &message) && is_known_layer_false_positive(&message) {
-            KNOWN_FALSE_POSITIVES.fetch_add(1, Ordering::SeqCst);
-            eprintln!("[ignored: known false positive of this layer version] {message}");
-            return;
-        }
         if is_validation_message(record, &message) {
             VALIDATION_ERRORS.fetch_add(1, Ordering::SeqCst);
             let mut first = FIRST_VALIDATION_ERROR
@@ -291,49 +221,6 @@ macro_rules! backend_tests {
 #[allow(unused_imports)]
 pub(crate) use backend_tests;
 
-/// Reproducible pseudo-random numbers (xorshift64*).
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    /// Uniform in [0, 1).
-    pub fn unit(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    /// Uniform in [low, high].
-    pub fn range(&mut self, low: u32, high: u32) -> u32 {
-        low + (self.next_u64() % (high - low + 1) as u64) as u32
-    }
-
-    /// Values for an operand of type T: full-precision uniform [-1, 1) for f32; for narrow
-    /// types, values whose products are exact in the type (multiples of 1/16 in [-1, 1) for
-    /// f16/bf16, integers in [-8, 8) for i8), so only the summation can round.
-    pub fn values<T: Element>(&mut self, count: usize) -> Vec<T> {
-        (0..count)
-            .map(|_| {
-                let unit = self.unit();
-                let value = match T::DTYPE {
-                    DType::F32 => unit * 2.0 - 1.0,
-                    DType::I8 | DType::I32 => (unit * 16.0).floor() - 8.0,
-                    DType::F16 | DType::BF16 => ((unit * 32.0).floor() - 16.0) / 16.0,
-                };
-                T::from_f64_lossy(value)
-            })
-            .collect()
-    }
-}
-
 /// Runs `gemm` on `context` with seeded data (C pre-filled with NaN when beta is 0, to prove
 /// it is not read) and checks the whole C array against the reference. Returns a message
 /// naming the case on failure.
@@ -342,184 +229,43 @@ pub fn check<I: Element, O: Element>(
     gemm: &Gemm,
     seed: u64,
 ) -> Result<(), String> {
-    check_with::<I, O>(context, gemm, seed, None)
+    run_and_verify(context, &CaseData::<I, O>::new(gemm, seed)?, gemm)
 }
 
-/// Elements after the end of each operand in [`check_guarded`].
-pub const GUARD_ELEMENTS: usize = 97;
-
-/// [`check`] with every element of A and B that is not part of the operand matrices
-/// poisoned -- the gaps between rows (leading dimension > row length), between batches, in
-/// front of the offset and a tail of [`GUARD_ELEMENTS`] after the end -- with NaN (floats)
-/// or 127 (integers), and a tail after C. A kernel that reads anything outside its operands
-/// and uses it gets a wrong result; one that writes outside C's matrices changes elements
-/// the comparison requires unchanged. With robust buffer access turned off (the coopmat
-/// backend's default) this is what proves the kernels' own bounds checks.
+/// [`check`] with the operands' surroundings poisoned ([`CaseData::guarded`]). With robust
+/// buffer access turned off (the coopmat backend's default) this is what proves the
+/// kernels' own bounds checks.
 pub fn check_guarded<I: Element, O: Element>(
     context: &Context,
     gemm: &Gemm,
     seed: u64,
 ) -> Result<(), String> {
-    check_with::<I, O>(context, gemm, seed, Some(GUARD_ELEMENTS))
+    run_and_verify(context, &CaseData::<I, O>::guarded(gemm, seed)?, gemm)
 }
 
-/// `values` with every element that `layout` does not cover poisoned.
-fn poison_outside<T: Element>(
-    values: &mut [T],
-    layout: &coopgemm::testing::ResolvedMatrix,
-    batch: u32,
-    rows: u32,
-    cols: u32,
-) {
-    let poison = T::from_f64_lossy(if T::DTYPE.is_integer() {
-        127.0
-    } else {
-        f64::NAN
-    });
-    let mut inside = vec![false; values.len()];
-    for b in 0..batch {
-        for row in 0..rows {
-            for col in 0..cols {
-                inside[layout.index(b, row, col) as usize] = true;
-            }
-        }
-    }
-    for (value, inside) in values.iter_mut().zip(inside) {
-        if !inside {
-            *value = poison;
-        }
-    }
-}
-
-fn check_with<I: Element, O: Element>(
+fn run_and_verify<I: Element, O: Element>(
     context: &Context,
+    data: &CaseData<I, O>,
     gemm: &Gemm,
-    seed: u64,
-    guard: Option<usize>,
 ) -> Result<(), String> {
-    let data = data_for(gemm.types, seed);
-    let describe = || {
-        format!(
-            "seed {seed}, {} data{}, {gemm:?}",
-            data.name(),
-            if guard.is_some() { ", guarded" } else { "" }
-        )
-    };
-    let resolved = gemm
-        .resolve()
-        .map_err(|e| format!("{}: resolve: {e}", describe()))?;
-    let mut rng = Rng::new(seed);
-    count_data(data);
-    let tail = guard.unwrap_or(0);
-    let mut a: Vec<I> = sample_data(
-        data,
-        resolved.a.required_elements().max(1) as usize + tail,
-        seed,
-    );
-    let mut b: Vec<I> = sample_data(
-        data,
-        resolved.b.required_elements().max(1) as usize + tail,
-        seed ^ 0x5555,
-    );
-    if guard.is_some() {
-        poison_outside(&mut a, &resolved.a, gemm.batch, gemm.m, gemm.k);
-        poison_outside(&mut b, &resolved.b, gemm.batch, gemm.k, gemm.n);
-    }
-    let mut c: Vec<O> = rng.values(resolved.c.required_elements().max(1) as usize + tail);
-    if gemm.beta == 0.0 && !O::DTYPE.is_integer() {
-        // Elements of the GEMM must not be read; the rest must survive untouched.
-        for batch in 0..gemm.batch {
-            for row in 0..gemm.m {
-                for col in 0..gemm.n {
-                    c[resolved.c.index(batch, row, col) as usize] = O::from_f64_lossy(f64::NAN);
-                }
-            }
-        }
-    }
-    // Bias values in [-1, 1), one past the end of what the epilogue reads.
-    let bias: Option<Vec<f32>> = resolved
-        .bias
-        .map(|bias| rng.values(bias.end_index().max(1) as usize));
-    let result = context
-        .multiply_with_bias(gemm, &a, &b, &c, bias.as_deref())
-        .map_err(|e| format!("{}: {e}", describe()))?;
-    let reference = Reference::compute_with_bias(&resolved, &a, &b, &c, bias.as_deref())
-        .map_err(|e| format!("{}: reference: {e}", describe()))?;
-    let comparison = reference.compare(&result);
-    if comparison.passed() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{}: {} of {} elements wrong; first (index, got, expected, tolerance) = {:?}",
-            describe(),
-            comparison.mismatches,
-            comparison.checked,
-            comparison.first_mismatch
-        ))
-    }
-}
-
-/// The data a case checks with, by seed: half the cases exact-product data (sharp on
-/// summation and layouts), half full-mantissa data (sharp on products or sums rounded too
-/// early), and of those every fourth large-magnitude data where C is f32 and the inputs
-/// are floats (f16 products that overflow f16 but not f32).
-pub fn data_for(types: GemmTypes, seed: u64) -> SampleData {
-    if seed.is_multiple_of(2) {
-        SampleData::ExactProducts
-    } else if seed % 8 == 7 && types.output == DType::F32 && !types.input.is_integer() {
-        SampleData::LargeMagnitude
-    } else {
-        SampleData::FullMantissa
-    }
-}
-
-static DATA_COUNTS: Mutex<[usize; 3]> = Mutex::new([0; 3]);
-
-fn count_data(data: SampleData) {
-    let index = SampleData::ALL.iter().position(|d| *d == data).unwrap_or(0);
-    DATA_COUNTS.lock().unwrap_or_else(|e| e.into_inner())[index] += 1;
+    data.verify(context.multiply_with_bias(gemm, &data.a, &data.b, &data.c, data.bias.as_deref()))
 }
 
 /// Prints how many checked cases used each kind of data (CI shows these lines).
 pub fn report_data_counts() {
-    let counts = *DATA_COUNTS.lock().unwrap_or_else(|e| e.into_inner());
-    let parts: Vec<String> = SampleData::ALL
-        .iter()
-        .zip(counts)
-        .map(|(data, count)| format!("{count} {}", data.name()))
-        .collect();
-    eprintln!("data of the cases checked so far: {}", parts.join(", "));
+    eprintln!("{}", cases::data_counts());
 }
 
 /// [`check`] with the host types that match `gemm.types`.
 pub fn check_any(context: &Context, gemm: &Gemm, seed: u64) -> Result<(), String> {
-    check_any_with(context, gemm, seed, None)
+    cases::with_host_types!(gemm.types, |I, O| check::<I, O>(context, gemm, seed))
 }
 
 /// [`check_guarded`] with the host types that match `gemm.types`.
 pub fn check_any_guarded(context: &Context, gemm: &Gemm, seed: u64) -> Result<(), String> {
-    check_any_with(context, gemm, seed, Some(GUARD_ELEMENTS))
-}
-
-fn check_any_with(
-    context: &Context,
-    gemm: &Gemm,
-    seed: u64,
-    guard: Option<usize>,
-) -> Result<(), String> {
-    let (c, g, s) = (context, gemm, seed);
-    match gemm.types {
-        GemmTypes::F32 => check_with::<f32, f32>(c, g, s, guard),
-        GemmTypes::F16_F32 => check_with::<half::f16, f32>(c, g, s, guard),
-        GemmTypes::F16_ACC_F16 => check_with::<half::f16, half::f16>(c, g, s, guard),
-        GemmTypes::BF16_F32 => check_with::<half::bf16, f32>(c, g, s, guard),
-        GemmTypes::I8_I32 => check_with::<i8, i32>(c, g, s, guard),
-        GemmTypes::F16_F32_F16 => check_with::<half::f16, half::f16>(c, g, s, guard),
-        GemmTypes::BF16_F32_BF16 => check_with::<half::bf16, half::bf16>(c, g, s, guard),
-        GemmTypes::F32_F32_F16 => check_with::<f32, half::f16>(c, g, s, guard),
-        GemmTypes::F32_F32_BF16 => check_with::<f32, half::bf16>(c, g, s, guard),
-        other => Err(format!("no host types for {other}")),
-    }
+    cases::with_host_types!(gemm.types, |I, O| check_guarded::<I, O>(
+        context, gemm, seed
+    ))
 }
 
 /// Installs the logger that counts validation errors, for binaries that build contexts of

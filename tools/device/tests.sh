@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # H100: every test binary on both ash kernels (coopmat2, and the KHR kernel with
-# COOPGEMM_COOPMAT2=0), wgsl-coopmat expected, and one lane under the Khronos validation layer
-# that tools/device/fetch-validation-layer.sh staged in .device/vvl/. Logs go to
-# $OUT/logs.tgz; each lane prints "<lane> exit <status> <libtest summary>".
+# COOPGEMM_COOPMAT2=0), wgsl-coopmat expected, and one lane under Debian sid's Khronos
+# validation layer (1.4.363 or newer) with synchronization validation, which
+# tools/device/fetch-validation-layer.sh staged in .device/vvl/ (unpacked and run by
+# .ci/validation-layer; every message counts). Two more runs of the validation suite tell
+# where WARNING-vkGetDeviceProcAddr-device comes from: the loader's log of the layers it
+# inserts, and a run with every implicit layer off. Logs go to $OUT/logs.tgz; each lane
+# prints "<lane> exit <status> <libtest summary>".
 set -u
 source "$(dirname "$0")/env.sh"
-mkdir -p /tmp/vvl && dpkg -x .device/vvl/*.deb /tmp/vvl
+bash .ci/validation-layer unpack .device/vvl /tmp/vvl && source /tmp/vvl/layer.env
 export COOPGEMM_EXPECT_COOPMAT=1 COOPGEMM_RANDOM_CASES=${COOPGEMM_RANDOM_CASES:-40}
 lane() { # label env... binary args
   local label=$1; shift
@@ -16,8 +20,12 @@ lane() { # label env... binary args
   for t in correctness random epilogue split_k packing staging selection disk_cache; do lane khr-$t COOPGEMM_CACHE_DIR=/tmp/c2 COOPGEMM_COOPMAT2=0 timeout 150 $B/$t --test-threads=8; done ) &
 ( lane unit timeout 100 $B/coopgemm-unit
   for t in wgsl_coopmat correctness random epilogue numerics resources selection timing errors split_k packing staging disk_cache spirv; do lane all-$t COOPGEMM_CACHE_DIR=/tmp/c3 COOPGEMM_EXPECT_WGSL_COOPMAT=1 timeout 200 $B/$t --test-threads=8; done ) &
-( export VK_LAYER_PATH=/tmp/vvl/usr/share/vulkan/explicit_layer.d LD_LIBRARY_PATH=/tmp/vvl/usr/lib/x86_64-linux-gnu
-  export WGPU_VALIDATION=1 WGPU_DEBUG=1 COOPGEMM_EXPECT_VALIDATION=1 COOPGEMM_LAYER_1_4_309=1 COOPGEMM_AUTOTUNE=0
-  for t in validation correctness split_k resources epilogue; do lane vvl-$t COOPGEMM_CACHE_DIR=/tmp/c4 timeout 200 $B/$t --test-threads=4; done ) &
+( export WGPU_VALIDATION=1 WGPU_DEBUG=1 COOPGEMM_EXPECT_VALIDATION=1 COOPGEMM_AUTOTUNE=0 VK_LAYER_VALIDATE_SYNC=1
+  echo "vvl: sid's layer $VVL_VERSION"
+  for t in validation correctness split_k resources epilogue; do lane vvl-$t COOPGEMM_CACHE_DIR=/tmp/c4 timeout 200 $VVL_RUN $B/$t --test-threads=4; done
+  lane vvl-loader-log VK_LOADER_DEBUG=layer COOPGEMM_CACHE_DIR=/tmp/c4 timeout 100 $VVL_RUN $B/validation
+  grep -E 'Insert (instance|device) layer' $OUT/vvl-loader-log.log | sort | uniq -c
+  lane vvl-no-implicit-layers VK_LOADER_LAYERS_DISABLE='~implicit~' COOPGEMM_CACHE_DIR=/tmp/c4 timeout 100 $VVL_RUN $B/validation
+  for f in $OUT/vvl-*.log; do echo "$(basename $f .log): $(grep -c 'WARNING-vkGetDeviceProcAddr-device' $f) x WARNING-vkGetDeviceProcAddr-device"; done ) &
 wait
 ( cd $OUT && tar czf logs.tgz *.log && rm *.log )

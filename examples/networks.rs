@@ -299,11 +299,12 @@ fn main() {
         }
     }
     if let Some(file) = args.json {
+        // A JSON array, one record per line (as bench writes its records).
         let lines: Vec<String> = records
             .iter()
             .map(|r| serde_json::to_string(r).expect("serialise"))
             .collect();
-        std::fs::write(&file, lines.join("\n") + "\n").expect("write records");
+        std::fs::write(&file, format!("[\n{}\n]\n", lines.join(",\n"))).expect("write records");
         eprintln!("wrote {} records to {}", records.len(), file.display());
     }
 }

@@ -225,6 +225,20 @@ pub(crate) fn uniform_u32(value: u64) -> u32 {
     value.min(u32::MAX as u64) as u32
 }
 
+/// A compute-stage uniform-buffer entry of a bind group layout, for a block of `bytes`.
+pub(crate) fn uniform_entry(binding: u32, bytes: u64) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Uniform,
+            has_dynamic_offset: false,
+            min_binding_size: wgpu::BufferSize::new(bytes),
+        },
+        count: None,
+    }
+}
+
 /// A compute-stage storage-buffer entry of a bind group layout.
 pub(crate) fn storage_entry(binding: u32, read_only: bool) -> wgpu::BindGroupLayoutEntry {
     wgpu::BindGroupLayoutEntry {

@@ -3,6 +3,7 @@
 //! it is included.
 
 pub mod cli;
+pub mod cpu;
 pub mod progress;
 pub mod record;
 pub mod reference;

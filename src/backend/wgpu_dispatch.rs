@@ -7,7 +7,7 @@ use std::sync::Arc;
 use bytemuck::{Pod, Zeroable};
 use wgpu::util::DeviceExt;
 
-use crate::bindings::{storage_entry, uniform_u32, BindingPlan, GemmBuffers};
+use crate::bindings::{storage_entry, uniform_entry, uniform_u32, BindingPlan, GemmBuffers};
 use crate::problem::{Order, ResolvedGemm, ResolvedMatrix};
 use crate::vulkan::pipeline_cache::WgpuPipelineCache;
 
@@ -120,18 +120,7 @@ pub(crate) fn gemm_bind_group_layout(device: &wgpu::Device, label: &str) -> wgpu
     device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
         label: Some(label),
         entries: &[
-            wgpu::BindGroupLayoutEntry {
-                binding: 0,
-                visibility: wgpu::ShaderStages::COMPUTE,
-                ty: wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Uniform,
-                    has_dynamic_offset: false,
-                    min_binding_size: wgpu::BufferSize::new(
-                        std::mem::size_of::<GemmParams>() as u64
-                    ),
-                },
-                count: None,
-            },
+            uniform_entry(0, std::mem::size_of::<GemmParams>() as u64),
             storage_entry(1, true),
             storage_entry(2, true),
             storage_entry(3, false),

@@ -8,7 +8,7 @@ use crate::bindings::BoundRange;
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::mlp::desc::{LayerWeights, MlpDesc};
-use crate::mlp::run::{MlpBuffers, MlpIo};
+use crate::mlp::run::{MlpBuffers, MlpIo, RowParams};
 use crate::vulkan::dispatch::{PipelineKey, PushConstants};
 
 /// One compiled variant of `glsl/mlp_coopmat.comp`.
@@ -39,11 +39,7 @@ const ROW_TILES: [u32; 4] = [8, 4, 2, 1];
 #[repr(C)]
 #[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
 struct Params {
-    rows: u32,
-    input_first: u32,
-    input_stride: u32,
-    output_first: u32,
-    output_stride: u32,
+    rows: RowParams,
     layers: u32,
     input_width: u32,
     output_width: u32,
@@ -215,11 +211,7 @@ impl CoopmatMlp {
         let groups = u64::from(rows).div_ceil(16 * u64::from(row_tiles));
         let grid = flat_grid(groups, 1, &context.device().limits())?;
         let params = Params {
-            rows,
-            input_first: input.first_element,
-            input_stride: buffers.layout.input_stride,
-            output_first: output.first_element,
-            output_stride: buffers.layout.output_stride,
+            rows: RowParams::new(&buffers.layout, input, output),
             layers: desc.layers() as u32,
             input_width: desc.input_width(),
             output_width: desc.output_width(),

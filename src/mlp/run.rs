@@ -136,6 +136,32 @@ impl MlpLayout {
     }
 }
 
+/// Where a run's rows are, as both network kernels take it first in their parameters
+/// (uniform block or push constants): the row count, then per side the element index of row
+/// 0's first element within the bound range and the row stride.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+pub(crate) struct RowParams {
+    rows: u32,
+    input_first: u32,
+    input_stride: u32,
+    output_first: u32,
+    output_stride: u32,
+}
+
+impl RowParams {
+    /// The rows of `layout` in the bound ranges `input` and `output`.
+    pub(crate) fn new(layout: &MlpLayout, input: BoundRange, output: BoundRange) -> RowParams {
+        RowParams {
+            rows: layout.rows,
+            input_first: input.first_element,
+            input_stride: layout.input_stride,
+            output_first: output.first_element,
+            output_stride: layout.output_stride,
+        }
+    }
+}
+
 /// The buffers of one run: input rows in, output rows out (`STORAGE` usage, two different
 /// buffers), their element types and where the rows are.
 #[derive(Debug, Clone, Copy)]

@@ -4,12 +4,12 @@
 use std::sync::Arc;
 
 use crate::backend::flat_grid;
-use crate::bindings::{storage_entry, BoundRange};
+use crate::bindings::{storage_entry, uniform_entry, BoundRange};
 use crate::context::Context;
 use crate::error::Result;
 use crate::memo::Memo;
 use crate::mlp::desc::{LayerWeights, MlpDesc};
-use crate::mlp::run::{MlpBuffers, MlpIo};
+use crate::mlp::run::{MlpBuffers, MlpIo, RowParams};
 use crate::shader::{wgsl_module, Checks};
 use crate::types::DType;
 
@@ -27,11 +27,7 @@ const WORKGROUP_ROWS: u64 = 64;
 #[repr(C)]
 #[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
 struct Params {
-    rows: u32,
-    input_first: u32,
-    input_stride: u32,
-    output_first: u32,
-    output_stride: u32,
+    rows: RowParams,
     groups_x: u32,
 }
 
@@ -81,16 +77,7 @@ impl SimtMlp {
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("coopgemm network (simt)"),
             entries: &[
-                wgpu::BindGroupLayoutEntry {
-                    binding: 0,
-                    visibility: wgpu::ShaderStages::COMPUTE,
-                    ty: wgpu::BindingType::Buffer {
-                        ty: wgpu::BufferBindingType::Uniform,
-                        has_dynamic_offset: false,
-                        min_binding_size: None,
-                    },
-                    count: None,
-                },
+                uniform_entry(0, std::mem::size_of::<Params>() as u64),
                 storage_entry(1, true),
                 storage_entry(2, false),
                 storage_entry(3, true),
@@ -204,11 +191,7 @@ impl SimtMlp {
             &device.limits(),
         )?;
         let params = Params {
-            rows,
-            input_first: input.first_element,
-            input_stride: buffers.layout.input_stride,
-            output_first: output.first_element,
-            output_stride: buffers.layout.output_stride,
+            rows: RowParams::new(&buffers.layout, input, output),
             groups_x: grid[0],
         };
         let uniform = wgpu::util::DeviceExt::create_buffer_init(

@@ -19,7 +19,7 @@ lane() { # label env... binary args
 ( lane guard-khr COOPGEMM_CACHE_DIR=/tmp/c2 COOPGEMM_COOPMAT2=0 timeout 200 $B/guard --test-threads=5
   for t in correctness random epilogue split_k packing staging selection disk_cache; do lane khr-$t COOPGEMM_CACHE_DIR=/tmp/c2 COOPGEMM_COOPMAT2=0 timeout 150 $B/$t --test-threads=8; done ) &
 ( lane unit timeout 100 $B/coopgemm-unit
-  for t in wgsl_coopmat correctness random epilogue numerics resources selection timing errors split_k packing staging disk_cache spirv; do lane all-$t COOPGEMM_CACHE_DIR=/tmp/c3 COOPGEMM_EXPECT_WGSL_COOPMAT=1 timeout 200 $B/$t --test-threads=8; done ) &
+  for t in wgsl_coopmat correctness random epilogue numerics resources selection timing errors split_k packing staging disk_cache spirv mlp; do lane all-$t COOPGEMM_CACHE_DIR=/tmp/c3 COOPGEMM_EXPECT_WGSL_COOPMAT=1 timeout 200 $B/$t --test-threads=8; done ) &
 ( export WGPU_VALIDATION=1 WGPU_DEBUG=1 COOPGEMM_EXPECT_VALIDATION=1 COOPGEMM_AUTOTUNE=0 VK_LAYER_VALIDATE_SYNC=1
   echo "vvl: sid's layer $VVL_VERSION"
   for t in validation correctness split_k resources epilogue; do lane vvl-$t COOPGEMM_CACHE_DIR=/tmp/c4 timeout 200 $VVL_RUN $B/$t --test-threads=4; done

@@ -207,7 +207,7 @@ pub enum Error {
     /// No network kernel on this device can run the network (or the forced one cannot).
     MlpNoKernel {
         /// Each kernel considered and why it could not.
-        reasons: Vec<(crate::mlp::MlpKernel, String)>,
+        reasons: Vec<(crate::kind::MlpKernel, String)>,
     },
     /// A network's input or output rows are of a type other than f16 and f32.
     MlpRowType {

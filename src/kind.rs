@@ -1,5 +1,5 @@
-//! [`BackendKind`]: the names of the backends (a leaf module: errors and options name
-//! backends without depending on them).
+//! [`BackendKind`] and [`MlpKernel`]: the names of the GEMM backends and of the network
+//! kernels (a leaf module: errors and options name them without depending on them).
 
 use std::fmt;
 
@@ -45,6 +45,49 @@ impl BackendKind {
 }
 
 impl fmt::Display for BackendKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A kernel that evaluates a whole network in one dispatch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MlpKernel {
+    /// Fused on cooperative matrices (`glsl/mlp_coopmat.comp`, raw Vulkan through the
+    /// cooperative-matrix backend): a workgroup keeps 128 rows' activations in shared
+    /// memory through every layer, f16 × f16 → f32 16×16×16 tiles; widths up to 128.
+    Coopmat,
+    /// Fused SIMT in WGSL (`wgsl/mlp_simt.wgsl`): one invocation per row, activations in
+    /// registers; every wgpu platform.
+    Simt,
+}
+
+impl MlpKernel {
+    /// Every kernel, in the order [`Context::plan_mlp`](crate::Context::plan_mlp) prefers
+    /// them.
+    pub const ALL: [MlpKernel; 2] = [MlpKernel::Coopmat, MlpKernel::Simt];
+
+    /// The kernel's name in logs, records and command lines.
+    pub const fn name(self) -> &'static str {
+        match self {
+            MlpKernel::Coopmat => "coopmat",
+            MlpKernel::Simt => "simt",
+        }
+    }
+
+    /// Whether it records plain wgpu commands, so that it can share a caller's encoder
+    /// ([`Context::encode_mlp`](crate::Context::encode_mlp)).
+    pub const fn records_into_shared_encoder(self) -> bool {
+        matches!(self, MlpKernel::Simt)
+    }
+
+    /// Parses [`MlpKernel::name`].
+    pub fn parse(name: &str) -> Option<MlpKernel> {
+        MlpKernel::ALL.into_iter().find(|k| k.name() == name)
+    }
+}
+
+impl fmt::Display for MlpKernel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
     }

@@ -8,7 +8,7 @@ use crate::bindings::BoundRange;
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::mlp::desc::{LayerWeights, MlpDesc};
-use crate::mlp::run::{MlpBuffers, MlpIo, RowParams};
+use crate::mlp::rows::{MlpBuffers, MlpIo, RowParams};
 use crate::vulkan::dispatch::{PipelineKey, PushConstants};
 
 /// One compiled variant of `glsl/mlp_coopmat.comp`.
@@ -190,7 +190,7 @@ impl CoopmatMlp {
             .as_ref()
             .map_err(|why| Error::Device(why.clone()))?;
         let unsupported = |reason: String| Error::MlpNoKernel {
-            reasons: vec![(crate::mlp::MlpKernel::Coopmat, reason)],
+            reasons: vec![(crate::kind::MlpKernel::Coopmat, reason)],
         };
         let variant = self.variant(backend, buffers.io).map_err(unsupported)?;
         let row_tiles = self.row_tiles(backend).map_err(unsupported)?;

@@ -5,7 +5,7 @@ use crate::bindings::BoundRange;
 use crate::context::Context;
 use crate::error::Result;
 use crate::mlp::desc::{LayerWeights, MlpDesc};
-use crate::mlp::run::{MlpBuffers, MlpIo};
+use crate::mlp::rows::{MlpBuffers, MlpIo};
 
 /// Never built here.
 #[derive(Debug)]

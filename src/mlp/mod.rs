@@ -28,10 +28,13 @@ mod coopmat;
 mod desc;
 mod kernel;
 mod reference;
+mod rows;
 mod run;
 mod simt;
 
+pub use crate::kind::MlpKernel;
 pub use desc::{LayerWeights, MlpActivation, MlpDesc, MAX_MLP_WIDTH};
-pub use kernel::{MlpKernel, MlpPlan};
+pub use kernel::MlpPlan;
 pub use reference::MlpReference;
-pub use run::{Mlp, MlpBuffers, MlpIo, MlpLayout};
+pub use rows::{MlpBuffers, MlpIo, MlpLayout};
+pub use run::Mlp;

@@ -2,7 +2,7 @@
 
 use crate::error::{Error, Operand, Result};
 use crate::mlp::desc::{LayerWeights, MlpDesc};
-use crate::mlp::run::MlpLayout;
+use crate::mlp::rows::MlpLayout;
 use crate::reference::Reference;
 use crate::types::{DType, Element};
 

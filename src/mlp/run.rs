@@ -2,232 +2,15 @@
 
 use std::sync::Arc;
 
-use crate::bindings::{bound_range, BoundRange};
 use crate::context::Context;
 use crate::error::{Error, Operand, Result};
+use crate::kind::MlpKernel;
 use crate::mlp::coopmat::CoopmatMlp;
 use crate::mlp::desc::{LayerWeights, MlpDesc};
-use crate::mlp::kernel::{MlpKernel, MlpPlan};
+use crate::mlp::kernel::MlpPlan;
+use crate::mlp::rows::{MlpBuffers, MlpIo, MlpLayout};
 use crate::mlp::simt::SimtMlp;
-use crate::problem::{Order, ResolvedMatrix};
-use crate::types::{DType, Element};
-
-/// The element types of a network's input and output rows (f16 or f32 each).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct MlpIo {
-    /// The input rows' type.
-    pub input: DType,
-    /// The output rows' type.
-    pub output: DType,
-}
-
-impl MlpIo {
-    /// f16 in, f16 out.
-    pub const F16: MlpIo = MlpIo {
-        input: DType::F16,
-        output: DType::F16,
-    };
-    /// f32 in, f32 out.
-    pub const F32: MlpIo = MlpIo {
-        input: DType::F32,
-        output: DType::F32,
-    };
-    /// f16 in, f32 out.
-    pub const F16_F32: MlpIo = MlpIo {
-        input: DType::F16,
-        output: DType::F32,
-    };
-    /// f32 in, f16 out.
-    pub const F32_F16: MlpIo = MlpIo {
-        input: DType::F32,
-        output: DType::F16,
-    };
-
-    /// Checks that both types are f16 or f32.
-    pub(crate) fn check(self) -> Result<()> {
-        for (operand, dtype) in [(Operand::Input, self.input), (Operand::Output, self.output)] {
-            if !matches!(dtype, DType::F16 | DType::F32) {
-                return Err(Error::MlpRowType { operand, dtype });
-            }
-        }
-        Ok(())
-    }
-}
-
-impl std::fmt::Display for MlpIo {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}->{}", self.input.name(), self.output.name())
-    }
-}
-
-/// Where a run's rows are: how many, and the offset and row stride (in elements) of the
-/// input and the output arrays. Row `r` of the input is elements `input_offset + r ·
-/// input_stride ..` of its buffer, `input_width` of them; the same for the output. Output
-/// elements between rows are left unchanged.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct MlpLayout {
-    /// Rows to evaluate.
-    pub rows: u32,
-    /// Element offset of the first input row.
-    pub input_offset: u32,
-    /// Elements from one input row to the next (at least the input width).
-    pub input_stride: u32,
-    /// Element offset of the first output row.
-    pub output_offset: u32,
-    /// Elements from one output row to the next (at least the output width).
-    pub output_stride: u32,
-}
-
-impl MlpLayout {
-    /// `rows` tightly packed rows from the start of both buffers.
-    pub fn new(desc: &MlpDesc, rows: u32) -> MlpLayout {
-        MlpLayout {
-            rows,
-            input_offset: 0,
-            input_stride: desc.input_width(),
-            output_offset: 0,
-            output_stride: desc.output_width(),
-        }
-    }
-
-    /// Checks the strides against `desc`'s widths.
-    pub(crate) fn check(&self, desc: &MlpDesc) -> Result<()> {
-        for (operand, stride, width) in [
-            (Operand::Input, self.input_stride, desc.input_width()),
-            (Operand::Output, self.output_stride, desc.output_width()),
-        ] {
-            if stride < width {
-                return Err(Error::MlpRowStride {
-                    operand,
-                    stride,
-                    width,
-                });
-            }
-        }
-        Ok(())
-    }
-
-    /// One side as a row-major matrix, for the buffer checks GEMM operands get.
-    fn matrix(&self, desc: &MlpDesc, operand: Operand) -> ResolvedMatrix {
-        let (offset, stride, width) = match operand {
-            Operand::Input => (self.input_offset, self.input_stride, desc.input_width()),
-            _ => (self.output_offset, self.output_stride, desc.output_width()),
-        };
-        ResolvedMatrix {
-            operand,
-            order: Order::RowMajor,
-            rows: self.rows,
-            cols: width,
-            leading_dimension: u64::from(stride),
-            batch_stride: 0,
-            offset: u64::from(offset),
-            batch: 1,
-        }
-    }
-
-    /// Elements the input array must hold.
-    pub(crate) fn input_elements(&self, desc: &MlpDesc) -> u64 {
-        self.matrix(desc, Operand::Input).end_index()
-    }
-
-    /// Elements the output array must hold.
-    pub(crate) fn output_elements(&self, desc: &MlpDesc) -> u64 {
-        self.matrix(desc, Operand::Output).end_index()
-    }
-}
-
-/// Where a run's rows are, as both network kernels take it first in their parameters
-/// (uniform block or push constants): the row count, then per side the element index of row
-/// 0's first element within the bound range and the row stride.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
-pub(crate) struct RowParams {
-    rows: u32,
-    input_first: u32,
-    input_stride: u32,
-    output_first: u32,
-    output_stride: u32,
-}
-
-impl RowParams {
-    /// The rows of `layout` in the bound ranges `input` and `output`.
-    pub(crate) fn new(layout: &MlpLayout, input: BoundRange, output: BoundRange) -> RowParams {
-        RowParams {
-            rows: layout.rows,
-            input_first: input.first_element,
-            input_stride: layout.input_stride,
-            output_first: output.first_element,
-            output_stride: layout.output_stride,
-        }
-    }
-}
-
-/// The buffers of one run: input rows in, output rows out (`STORAGE` usage, two different
-/// buffers), their element types and where the rows are.
-#[derive(Debug, Clone, Copy)]
-pub struct MlpBuffers<'a> {
-    /// Holds the input rows.
-    pub input: &'a wgpu::Buffer,
-    /// Receives the output rows.
-    pub output: &'a wgpu::Buffer,
-    /// The rows' element types.
-    pub io: MlpIo,
-    /// How many rows, and where.
-    pub layout: MlpLayout,
-}
-
-impl<'a> MlpBuffers<'a> {
-    /// `rows` tightly packed rows of `io.input` in, of `io.output` out.
-    pub fn new(
-        mlp: &Mlp,
-        input: &'a wgpu::Buffer,
-        output: &'a wgpu::Buffer,
-        io: MlpIo,
-        rows: u32,
-    ) -> MlpBuffers<'a> {
-        MlpBuffers {
-            input,
-            output,
-            io,
-            layout: MlpLayout::new(mlp.desc(), rows),
-        }
-    }
-
-    /// The same buffers with another layout.
-    pub fn with_layout(mut self, layout: MlpLayout) -> MlpBuffers<'a> {
-        self.layout = layout;
-        self
-    }
-
-    /// Checks everything against the network and the device, and computes the bound ranges
-    /// (input, output).
-    pub(crate) fn bind(
-        &self,
-        desc: &MlpDesc,
-        limits: &wgpu::Limits,
-    ) -> Result<(BoundRange, BoundRange)> {
-        self.io.check()?;
-        self.layout.check(desc)?;
-        if self.input == self.output {
-            return Err(Error::OutputAliasesInput {
-                input: Operand::Input,
-            });
-        }
-        let input = bound_range(
-            &self.layout.matrix(desc, Operand::Input),
-            self.io.input.size_bytes(),
-            self.input,
-            limits,
-        )?;
-        let output = bound_range(
-            &self.layout.matrix(desc, Operand::Output),
-            self.io.output.size_bytes(),
-            self.output,
-            limits,
-        )?;
-        Ok((input, output))
-    }
-}
+use crate::types::Element;
 
 /// A network on a context's device: its shape, and its weights uploaded once in the layout
 /// of each kernel the device can run. Cheap to clone (shared).
@@ -269,6 +52,24 @@ impl Mlp {
     /// The kernel forced with [`Mlp::with_kernel`], if any.
     pub fn forced_kernel(&self) -> Option<MlpKernel> {
         self.kernel
+    }
+}
+
+impl<'a> MlpBuffers<'a> {
+    /// `rows` tightly packed rows of `io.input` in, of `io.output` out.
+    pub fn new(
+        mlp: &Mlp,
+        input: &'a wgpu::Buffer,
+        output: &'a wgpu::Buffer,
+        io: MlpIo,
+        rows: u32,
+    ) -> MlpBuffers<'a> {
+        MlpBuffers {
+            input,
+            output,
+            io,
+            layout: MlpLayout::new(mlp.desc(), rows),
+        }
     }
 }
 

@@ -9,7 +9,7 @@ use crate::context::Context;
 use crate::error::Result;
 use crate::memo::Memo;
 use crate::mlp::desc::{LayerWeights, MlpDesc};
-use crate::mlp::run::{MlpBuffers, MlpIo, RowParams};
+use crate::mlp::rows::{MlpBuffers, MlpIo, RowParams};
 use crate::shader::{wgsl_module, Checks};
 use crate::types::DType;
 

@@ -26,7 +26,7 @@
 //              output o's weights, zero-padded), each layer's first element a multiple of 16
 //   binding 2: output rows, OUT_TYPE (float16_t or float)
 //   binding 3: layer table, readonly, uint: layer l at 8 * l: k_padded, n_padded, n,
-//              weights_first, bias_first (index into this array of n float bits),
+//              weights_first, 0 (unused),
 //              activation (MlpActivation::code), slope (float bits), bias_tile_first (a
 //              multiple of 16: 16 identical rows of n_padded float bits, the bias
 //              zero-padded, that the accumulators start from)

@@ -94,8 +94,6 @@ impl CoopmatMlp {
             let (inputs, outputs) = desc.layer_shape(layer);
             let (k_padded, n_padded) = (padded(inputs), padded(outputs));
             let activation = desc.activations()[layer];
-            let bias_first = table.len() as u32;
-            table.extend(parameters.bias.iter().map(|b| b.to_f32().to_bits()));
             // The bias tile the accumulators start from: 16 identical rows, 64-byte aligned.
             table.resize(table.len().next_multiple_of(16), 0);
             let bias_tile_first = table.len() as u32;
@@ -108,7 +106,7 @@ impl CoopmatMlp {
                 n_padded,
                 outputs,
                 half_weights.len() as u32,
-                bias_first,
+                0,
                 activation.code(),
                 activation.slope().to_bits(),
                 bias_tile_first,

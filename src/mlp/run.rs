@@ -177,11 +177,19 @@ impl Context {
     ) -> Result<(MlpPlan, Vec<wgpu::CommandBuffer>)> {
         let plan = self.plan_mlp(mlp, buffers.io)?;
         let (input, output) = buffers.bind(mlp.desc(), &self.device().limits())?;
-        let command_buffers = match (&plan.kernel, &mlp.inner.coopmat) {
-            (MlpKernel::Coopmat, Ok(coopmat)) => {
+        let command_buffers = match plan.kernel {
+            MlpKernel::Coopmat => {
+                // The plan chose it, so the network has the kernel's copy.
+                let coopmat = mlp
+                    .inner
+                    .coopmat
+                    .as_ref()
+                    .map_err(|why| Error::MlpNoKernel {
+                        reasons: vec![(MlpKernel::Coopmat, why.clone())],
+                    })?;
                 coopmat.record(self, mlp.desc(), buffers, input, output)?
             }
-            _ => {
+            MlpKernel::Simt => {
                 let mut encoder =
                     self.device()
                         .create_command_encoder(&wgpu::CommandEncoderDescriptor {

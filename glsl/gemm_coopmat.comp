@@ -187,10 +187,6 @@ const uint SUBGROUP_TILE_ROWS = TILES_M * CM_M;
 const uint SUBGROUP_TILE_COLS = TILES_N * CM_N;
 const uint K_STEPS_PER_STAGE = BK / CM_K;
 
-// Input elements per 16-byte vector (uvec4).
-const uint ELEMENTS_PER_VECTOR = 16 / INPUT_ELEMENT_BYTES;
-const uint ELEMENTS_PER_WORD = 4 / INPUT_ELEMENT_BYTES;
-const uint BITS_PER_ELEMENT = 8 * INPUT_ELEMENT_BYTES;
 
 // Shared-memory tiles: rows x (row length in elements), contiguous dimension last.
 const uint A_TILE_ROWS = A_ROW_MAJOR ? BM : BK;
@@ -236,34 +232,7 @@ layout(set = 0, binding = 1, std430) readonly buffer MatrixBBits { INPUT_BITS_TY
 shared uvec4 shared_memory[SHARED_VECTORS];
 
 // ---- global -> register -> shared copy of one K stage ----
-// Reads one 16-byte chunk (ELEMENTS_PER_VECTOR consecutive elements along the
-// contiguous dimension) of a tile that starts at (tile_row, tile_column) of a matrix
-// stored as rows of `leading_dimension` elements. Out-of-range elements read as zero
-// bits (= 0 for every element type). `vector_aligned` says that base and leading
-// dimension are multiples of ELEMENTS_PER_VECTOR, so whole in-range chunks can be read
-// with one 128-bit load.
-#define DEFINE_CHUNK_READER(FUNCTION_NAME, VECTORS, BITS)                                   \
-uvec4 FUNCTION_NAME(uint base, uint leading_dimension, uint row, uint column,               \
-                    uint row_limit, uint column_limit, bool vector_aligned) {               \
-    if (row >= row_limit) {                                                                  \
-        return uvec4(0);                                                                     \
-    }                                                                                        \
-    const uint first_element = base + row * leading_dimension + column;                     \
-    if (vector_aligned && column + ELEMENTS_PER_VECTOR <= column_limit) {                    \
-        return VECTORS[first_element / ELEMENTS_PER_VECTOR];                                 \
-    }                                                                                        \
-    uvec4 chunk = uvec4(0);                                                                  \
-    ROLLED_IF_EMULATED for (uint element = 0; element < ELEMENTS_PER_VECTOR; ++element) {    \
-        if (column + element < column_limit) {                                               \
-            const uint bits = uint(BITS[first_element + element]);                           \
-            chunk[element / ELEMENTS_PER_WORD] |=                                            \
-                bits << (BITS_PER_ELEMENT * (element % ELEMENTS_PER_WORD));                  \
-        }                                                                                    \
-    }                                                                                        \
-    return chunk;                                                                            \
-}
-DEFINE_CHUNK_READER(read_a_chunk, a_vectors, a_bits)
-DEFINE_CHUNK_READER(read_b_chunk, b_vectors, b_bits)
+#include "chunks.glsl"
 
 // Geometry of the operand copies, fixed per workgroup.
 uint a_base, b_base, c_base;
@@ -291,7 +260,7 @@ void load_stage_into_registers##SET(uint stage) {                               
             const uint column = (chunk % A_TILE_ROW_VECTORS) * ELEMENTS_PER_VECTOR;                 \
             a_prefetch##SET[slot] = read_a_chunk(a_base, params.lda, a_row_start + row,             \
                                             a_column_start + column, a_row_limit,                   \
-                                            a_column_limit, a_vector_aligned);                      \
+                                            a_column_limit, a_vector_aligned, 1u);                  \
         }                                                                                           \
     }                                                                                               \
     /* In panels, b_base already points at this workgroup's panel. */                               \
@@ -307,7 +276,7 @@ void load_stage_into_registers##SET(uint stage) {                               
             const uint column = (chunk % B_TILE_ROW_VECTORS) * ELEMENTS_PER_VECTOR;                 \
             b_prefetch##SET[slot] = read_b_chunk(b_base, params.ldb, b_row_start + row,             \
                                             b_column_start + column, b_row_limit,                   \
-                                            b_column_limit, b_vector_aligned);                      \
+                                            b_column_limit, b_vector_aligned, 1u);                  \
         }                                                                                           \
     }                                                                                               \
 }                                                                                                   \
@@ -466,12 +435,6 @@ void main() {
     const uint scratch_start = subgroup_index * SCRATCH_VECTORS_PER_SUBGROUP;
     const uint subgroup_m_start = gl_WorkGroupID.y * BM + subgroup_row * SUBGROUP_TILE_ROWS;
     const uint subgroup_n_start = gl_WorkGroupID.x * BN + subgroup_column * SUBGROUP_TILE_COLS;
-    const float alpha = params.alpha;
-    const float beta = params.beta;
-    const bool read_c = beta != 0.0;
-#if ACCUMULATOR_TYPE_ID == 5
-    const bool exact_integer_path = alpha == 1.0 && (beta == 0.0 || beta == 1.0);
-#endif
     UNROLL_UNLESS_EMULATED for (uint tile_m = 0; tile_m < TILES_M; ++tile_m) {
         UNROLL_UNLESS_EMULATED for (uint tile_n = 0; tile_n < TILES_N; ++tile_n) {
             const uint tile_m_start = subgroup_m_start + tile_m * CM_M;
@@ -492,27 +455,10 @@ void main() {
                     if (i < params.m && j < params.n) {
                         const uint c_index = c_base + (C_ROW_MAJOR ? i * params.ldc + j : i + j * params.ldc);
 #if ACCUMULATOR_TYPE_ID == 5
-                        if (exact_integer_path) {
-                            int value = int(read_scratch_word(scratch_start, row, column));
-                            if (read_c) {
-                                value += int(c_elements[c_index]);
-                            }
-                            c_elements[c_index] = C_TYPE(value);
-                        } else
+                        store_c_int(c_index, i, j, int(read_scratch_word(scratch_start, row, column)));
+#else
+                        store_c_float(c_index, i, j, read_scratch_float(scratch_start, row, column));
 #endif
-                        {
-                            float value = alpha * read_scratch_float(scratch_start, row, column);
-                            if (read_c) {
-                                value += beta * float(c_elements[c_index]);
-                            }
-                            if (!epilogue_is_identity()) {
-                                value = apply_epilogue(value, i, j);
-                            }
-#if OUTPUT_TYPE_ID == 3
-                            value = round_to_bfloat16(value);
-#endif
-                            c_elements[c_index] = C_TYPE(value);
-                        }
                     }
                 }
                 // Everyone has read the scratch before the next tile overwrites it.

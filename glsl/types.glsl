@@ -6,6 +6,8 @@
 // Out: INPUT_TYPE_ID, ACCUMULATOR_TYPE_ID, OUTPUT_TYPE_ID: 1 float, 2 float16_t,
 //      3 bfloat16_t, 4 int8_t, 5 int32_t, 0 anything else;
 //      INPUT_ELEMENT_BYTES, INPUT_BITS_TYPE (an unsigned type of A's size),
+//      ELEMENTS_PER_VECTOR, ELEMENTS_PER_WORD (input elements per uvec4, per uint),
+//      BITS_PER_ELEMENT,
 //      ACCUMULATOR_ELEMENT_BYTES, OUTPUT_ELEMENT_BYTES;
 //      GL_EXT_bfloat16 enabled where A is bfloat16_t.
 // Include right after the #extension directives: it may add one.
@@ -80,6 +82,10 @@
 #else
 #error "A_TYPE must be float, float16_t, bfloat16_t or int8_t"
 #endif
+
+const uint ELEMENTS_PER_VECTOR = 16 / INPUT_ELEMENT_BYTES;
+const uint ELEMENTS_PER_WORD = 4 / INPUT_ELEMENT_BYTES;
+const uint BITS_PER_ELEMENT = 8 * INPUT_ELEMENT_BYTES;
 
 #if ACCUMULATOR_TYPE_ID == 1 || ACCUMULATOR_TYPE_ID == 5
 #define ACCUMULATOR_ELEMENT_BYTES 4

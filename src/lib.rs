@@ -116,8 +116,8 @@ pub use types::{DType, Element, GemmTypes};
 /// platform, including those where the Vulkan cooperative-matrix backend is not built.
 pub mod config {
     pub use crate::backend::coopmat::{
-        CoopmatConfig, CoopmatPlan, CoopmatTiling, KernelVariant, WorkgroupScopeConfig,
-        WorkgroupScopeTile,
+        CoopmatConfig, CoopmatPlan, CoopmatTiling, KernelVariant, SkinnyConfig,
+        WorkgroupScopeConfig, WorkgroupScopeTile,
     };
     pub use crate::backend::simt::SimtConfig;
     pub use crate::backend::wgsl_coopmat::WgslCoopConfig;

@@ -334,6 +334,8 @@ struct ElementReference<'a> {
     integer_output: bool,
     accumulate_roundoff: f64,
     output_roundoff: f64,
+    /// Absolute rounding below the normal ranges: of C's type, and of the partial sums.
+    subnormal_roundoff: f64,
     growth: f64,
 }
 
@@ -353,6 +355,8 @@ impl<'a> ElementReference<'a> {
                 .unit_roundoff()
                 .max(DType::F32.unit_roundoff()),
             output_roundoff: types.output.unit_roundoff(),
+            subnormal_roundoff: types.output.subnormal_roundoff()
+                + (k + 2.0) * types.accumulate.subnormal_roundoff(),
             // Error growth of a sum of k products as the kernels form it (blocked partial
             // sums): a statistical bound for data of random sign, capped by the worst case.
             growth: (k + 2.0).min(8.0 * k.sqrt() + 8.0),
@@ -413,7 +417,8 @@ impl<'a> ElementReference<'a> {
         };
         let bound = self.activation.max_slope() * before_activation
             + activation_error
-            + self.output_roundoff * value.abs();
+            + self.output_roundoff * value.abs()
+            + self.subnormal_roundoff;
         // Integer sums are exact; scaling by a non-integer alpha/beta in float and converting
         // back may round either way (or truncate): one unit of slack.
         let integer_slack = if self.integer_output { 1.0 } else { 0.0 };

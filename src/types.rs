@@ -52,6 +52,18 @@ impl DType {
         }
     }
 
+    /// The largest rounding error below the type's normal range, where the spacing of its
+    /// values is fixed: half the smallest subnormal (0 for integers). A result near zero
+    /// rounds by this much, whatever its relative precision.
+    pub const fn subnormal_roundoff(self) -> f64 {
+        match self {
+            DType::F32 => 7.006_492_321_624_085e-46,  // 2^-150
+            DType::F16 => 2.980_232_238_769_531_3e-8, // 2^-25
+            DType::BF16 => 4.591_774_807_899_561e-41, // 2^-134
+            DType::I8 | DType::I32 => 0.0,
+        }
+    }
+
     /// Whether the type is an integer type.
     pub const fn is_integer(self) -> bool {
         matches!(self, DType::I8 | DType::I32)

@@ -181,6 +181,23 @@ pub(crate) fn tile_grid(
     Ok(grid)
 }
 
+/// The dispatch grid of a kernel whose workgroups own `tile` (rows, columns) of C, with the
+/// row blocks along x (so that the workgroups reading the same columns of B run together)
+/// and the column blocks along y.
+pub(crate) fn row_block_grid(
+    gemm: &ResolvedGemm,
+    tile: (u32, u32),
+    limits: [u32; 3],
+) -> Result<[u32; 3]> {
+    let grid = [
+        gemm.gemm.m.div_ceil(tile.0),
+        gemm.gemm.n.div_ceil(tile.1),
+        gemm.gemm.batch,
+    ];
+    check_grid(grid, limits)?;
+    Ok(grid)
+}
+
 /// Checks a dispatch grid (workgroups along x, y, z) against per-dimension limits.
 fn check_grid(grid: [u32; 3], limits: [u32; 3]) -> Result<()> {
     for (dimension, (count, limit)) in grid.into_iter().zip(limits).enumerate() {

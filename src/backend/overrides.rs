@@ -27,6 +27,10 @@ pub struct KernelOverrides {
     /// Whether the `VK_NV_cooperative_matrix2` kernel may run (`COOPGEMM_COOPMAT2=0` keeps
     /// f16/bf16 on the `VK_KHR_cooperative_matrix` kernel).
     pub coopmat2: bool,
+    /// GEMMs of at most this many rows run on the coopmat backend's skinny kernel (B
+    /// streamed once; `COOPGEMM_SKINNY_ROWS`, 0 turns it off; default
+    /// [`SkinnyConfig::DEFAULT_MAX_ROWS`](crate::config::SkinnyConfig::DEFAULT_MAX_ROWS)).
+    pub skinny_rows: u32,
     /// Only this cooperative-matrix shape `[M, N, K]` from the device's list
     /// (`COOPGEMM_COOPMAT_SHAPE=MxNxK`).
     pub coopmat_shape: Option<[u32; 3]>,
@@ -52,6 +56,7 @@ impl Default for KernelOverrides {
             simt_config: None,
             simt_vector_loads: None,
             coopmat2: true,
+            skinny_rows: crate::config::SkinnyConfig::DEFAULT_MAX_ROWS,
             coopmat_shape: None,
             coopmat_tiling: None,
             coopmat2_tile: None,

@@ -135,6 +135,11 @@ impl ContextOptions {
         if let Some(coopmat2) = flag("COOPGEMM_COOPMAT2")? {
             overrides.coopmat2 = coopmat2;
         }
+        if let Some(value) = var("COOPGEMM_SKINNY_ROWS") {
+            let rows = value.parse().ok();
+            overrides.skinny_rows =
+                parse("COOPGEMM_SKINNY_ROWS", &value, "a number of rows", rows)?;
+        }
         if let Some(value) = var("COOPGEMM_COOPMAT_SHAPE") {
             let numbers: Option<Vec<u32>> = value.split('x').map(|n| n.parse().ok()).collect();
             let parsed = match numbers.as_deref() {

@@ -288,6 +288,84 @@ pub fn guard_cases() -> Vec<Gemm> {
     cases
 }
 
+// ---- few rows (the coopmat backend's skinny kernel) ----
+
+/// Every type the cooperative-matrix kernels compute, which the skinny kernel computes too.
+pub const SKINNY_TYPES: [GemmTypes; 7] = [
+    GemmTypes::F32,
+    GemmTypes::F16_F32,
+    GemmTypes::F16_ACC_F16,
+    GemmTypes::F16_F32_F16,
+    GemmTypes::BF16_F32,
+    GemmTypes::BF16_F32_BF16,
+    GemmTypes::I8_I32,
+];
+
+/// GEMMs of 1 to 16 rows (the skinny kernel's default range), run guarded: every operand
+/// order, rows that split evenly or not into blocks of up to 8, n that ends inside a block
+/// and k that ends inside a 16-byte chunk or spans several of the workgroup's strides,
+/// leading dimensions that keep or break vector alignment, offsets, batches with gaps and
+/// broadcasts, alpha/beta and an epilogue on some.
+pub fn skinny_cases() -> Vec<Gemm> {
+    let orders = [Order::RowMajor, Order::ColumnMajor];
+    let mut rng = Rng::new(16);
+    let mut cases = Vec::new();
+    for (index, &(m, n, k)) in [
+        (1, 67, 1031),
+        (1, 256, 4100),
+        (3, 40, 77),
+        (8, 33, 520),
+        (9, 130, 64),
+        (16, 70, 300),
+        (13, 1, 9),
+        (2, 300, 1),
+    ]
+    .iter()
+    .enumerate()
+    {
+        for (order_index, (a, (b, c))) in orders
+            .into_iter()
+            .flat_map(|a| {
+                orders
+                    .into_iter()
+                    .flat_map(move |b| orders.into_iter().map(move |c| (a, (b, c))))
+            })
+            .enumerate()
+        {
+            // Gaps of 0, 1 (breaks vector alignment) and 16 (keeps it) in turn.
+            let gap = [0, 1, 16][(index + order_index) % 3];
+            let offset = [0, 3, 16][(index + 2 * order_index) % 3];
+            let mut gemm = Gemm::new(m, n, k)
+                .a(padded(a, m, k, gap, offset))
+                .b(padded(b, k, n, gap, 16))
+                .c(padded(c, m, n, gap, 5));
+            if order_index % 4 == 1 {
+                gemm = gemm.alpha(0.5 + rng.unit() as f32).beta(-0.75);
+            }
+            cases.push(gemm);
+        }
+    }
+    cases.push(
+        Gemm::new(5, 40, 96)
+            .batch(3)
+            .a(MatrixLayout::row_major()
+                .leading_dimension(100)
+                .batch_stride(5 * 100 + 8))
+            .b(MatrixLayout::column_major()
+                .leading_dimension(104)
+                .batch_stride(40 * 104 + 16))
+            .c(MatrixLayout::row_major().batch_stride(5 * 40 + 3)),
+    );
+    cases.push(
+        Gemm::new(4, 48, 64)
+            .batch(2)
+            .a(MatrixLayout::row_major().batch_stride(0).offset(1))
+            .b(MatrixLayout::row_major().leading_dimension(64).offset(16))
+            .beta(0.5),
+    );
+    cases
+}
+
 // ---- epilogue ----
 
 /// The output types the epilogue suite runs (every float output).

@@ -1,6 +1,6 @@
 //! The cooperative-matrix backend's configurations: the SPIR-V variants, the KHR kernel's
-//! tilings ([`CoopmatConfig`]), the coopmat2 kernel's tiles ([`WorkgroupScopeConfig`]) and
-//! the choice between them ([`CoopmatPlan`]).
+//! tilings ([`CoopmatConfig`]), the coopmat2 kernel's tiles ([`WorkgroupScopeConfig`]), the
+//! skinny kernel's blocks ([`SkinnyConfig`]) and the choice between them ([`CoopmatPlan`]).
 
 use std::fmt;
 
@@ -45,6 +45,7 @@ impl KernelVariant {
             .iter()
             .chain(EMULATED_VARIANTS)
             .chain(WORKGROUP_SCOPE_VARIANTS)
+            .chain(SKINNY_VARIANTS)
             .copied()
     }
 }
@@ -162,6 +163,8 @@ pub enum CoopmatPlan {
     Subgroup(CoopmatConfig),
     /// The `VK_NV_cooperative_matrix2` kernel: workgroup-scope matrices, tensor addressing.
     WorkgroupScope(WorkgroupScopeConfig),
+    /// The skinny kernel for GEMMs of a few rows: no cooperative matrices, B streamed once.
+    Skinny(SkinnyConfig),
 }
 
 impl CoopmatPlan {
@@ -170,6 +173,7 @@ impl CoopmatPlan {
         match self {
             CoopmatPlan::Subgroup(config) => config.block_m(),
             CoopmatPlan::WorkgroupScope(config) => config.block_m,
+            CoopmatPlan::Skinny(config) => config.block_m,
         }
     }
 
@@ -178,6 +182,7 @@ impl CoopmatPlan {
         match self {
             CoopmatPlan::Subgroup(config) => config.block_n(),
             CoopmatPlan::WorkgroupScope(config) => config.block_n,
+            CoopmatPlan::Skinny(config) => config.block_n,
         }
     }
 
@@ -196,7 +201,7 @@ impl CoopmatPlan {
     /// it (coopmat2 with 8-bit inputs) rather than in column panels.
     pub fn packs_b_k_contiguous(&self) -> bool {
         match self {
-            CoopmatPlan::Subgroup(_) => false,
+            CoopmatPlan::Subgroup(_) | CoopmatPlan::Skinny(_) => false,
             CoopmatPlan::WorkgroupScope(config) => config.packs_b_k_contiguous(),
         }
     }
@@ -206,6 +211,7 @@ impl CoopmatPlan {
         match self {
             CoopmatPlan::Subgroup(config) => config.variant,
             CoopmatPlan::WorkgroupScope(config) => config.variant,
+            CoopmatPlan::Skinny(config) => config.variant,
         }
     }
 }
@@ -232,7 +238,151 @@ impl fmt::Display for CoopmatPlan {
         match self {
             CoopmatPlan::Subgroup(config) => config.fmt(f),
             CoopmatPlan::WorkgroupScope(config) => config.fmt(f),
+            CoopmatPlan::Skinny(config) => config.fmt(f),
         }
+    }
+}
+
+/// A configuration of the skinny kernel (`glsl/gemm_skinny.comp`), for GEMMs of a few rows
+/// (decode: a few activations times a weight matrix), which are bound by reading B once.
+/// A workgroup computes `block_m × block_n` outputs, its invocations splitting K; how they
+/// walk B follows B's layout (see the kernel's header).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct SkinnyConfig {
+    /// The kernel variant (type combination).
+    pub variant: KernelVariant,
+    /// Rows of C per workgroup (at most [`SkinnyConfig::MAX_BLOCK_M`]).
+    pub block_m: u32,
+    /// Columns of C per workgroup (with B row-major, a multiple of the 16-byte vector's
+    /// elements).
+    pub block_n: u32,
+    /// Subgroup size the pipeline runs with.
+    pub subgroup_size: u32,
+    /// Subgroups per workgroup.
+    pub subgroups: u32,
+    /// 16-byte chunks along K each invocation loads before it sums them.
+    pub k_unroll: u32,
+}
+
+impl SkinnyConfig {
+    /// GEMMs with at most this many rows run on the skinny kernel unless
+    /// [`KernelOverrides::skinny_rows`](crate::KernelOverrides::skinny_rows) says otherwise.
+    pub const DEFAULT_MAX_ROWS: u32 = 16;
+    /// The most rows of C one workgroup computes.
+    pub const MAX_BLOCK_M: u32 = 8;
+    /// The most partial sums one invocation keeps.
+    const MAX_SUMS: u32 = 64;
+    /// Workgroups the heuristic wants before it stops narrowing the blocks: two per
+    /// multiprocessor of a large GPU.
+    const TARGET_WORKGROUPS: u64 = 256;
+
+    /// Invocations per workgroup.
+    pub fn workgroup_size(&self) -> u32 {
+        self.subgroup_size * self.subgroups
+    }
+
+    /// The configurations for an `m × n` product (`batch` of them) of `variant`'s types
+    /// with B row-major (`b_row_major`) or K-contiguous, the heuristic's first, then the
+    /// alternatives tuning measures.
+    ///
+    /// Rows are split into at most 8 per workgroup, evenly. With K-contiguous B a workgroup
+    /// takes as many columns as rows (at least 2, at most 8), so that it reads no more of A
+    /// than of B; with row-major B, 2 or 4 chunks side by side along a row of B (32 or 64
+    /// bytes), fewer where that would leave the GPU short of workgroups.
+    ///
+    /// ```
+    /// use coopgemm::config::{KernelVariant, SkinnyConfig};
+    /// let f16 = KernelVariant::embedded().find(|v| v.name == "gemm_skinny_f16_f32").unwrap();
+    /// let first = SkinnyConfig::candidates(f16, 1, 14336, 1, false, 32)[0];
+    /// assert_eq!((first.block_m, first.block_n), (1, 2));
+    /// let first = SkinnyConfig::candidates(f16, 16, 4096, 1, false, 32)[0];
+    /// assert_eq!((first.block_m, first.block_n), (8, 8));
+    /// let first = SkinnyConfig::candidates(f16, 1, 14336, 1, true, 32)[0];
+    /// assert_eq!((first.block_m, first.block_n), (1, 32));
+    /// ```
+    pub fn candidates(
+        variant: KernelVariant,
+        m: u32,
+        n: u32,
+        batch: u32,
+        b_row_major: bool,
+        subgroup_size: u32,
+    ) -> Vec<SkinnyConfig> {
+        let vector = 16 / variant.types.input.size_bytes() as u32;
+        let max_block_m = if b_row_major {
+            (Self::MAX_SUMS / vector).clamp(1, Self::MAX_BLOCK_M)
+        } else {
+            Self::MAX_BLOCK_M
+        };
+        let row_blocks = m.max(1).div_ceil(max_block_m);
+        let block_m = m.max(1).div_ceil(row_blocks);
+        let workgroups =
+            |block_n: u32| row_blocks as u64 * n.div_ceil(block_n) as u64 * batch.max(1) as u64;
+        let config = |block_n, subgroups, k_unroll| SkinnyConfig {
+            variant,
+            block_m,
+            block_n,
+            subgroup_size,
+            subgroups,
+            k_unroll,
+        };
+        let mut list = Vec::new();
+        if b_row_major {
+            // Chunks side by side along a row of B: at most a subgroup's worth.
+            let lanes: Vec<u32> = [4, 2, 1]
+                .into_iter()
+                .filter(|&lanes| lanes <= subgroup_size)
+                .collect();
+            let first = lanes
+                .iter()
+                .copied()
+                .find(|&l| workgroups(l * vector) >= Self::TARGET_WORKGROUPS)
+                .unwrap_or(*lanes.last().unwrap_or(&1));
+            let subgroups = (256 / subgroup_size).max(1);
+            list.push(config(first * vector, subgroups, 4));
+            for lanes in lanes {
+                list.push(config(lanes * vector, subgroups, 2));
+                list.push(config(lanes * vector, subgroups.div_ceil(2), 4));
+            }
+        } else {
+            let mut first = block_m.next_power_of_two().clamp(2, 8);
+            while first > 1 && workgroups(first) < Self::TARGET_WORKGROUPS {
+                first /= 2;
+            }
+            let subgroups = (128 / subgroup_size).max(1);
+            list.push(config(first, subgroups, 2));
+            for block_n in [1, 2, 4, 8] {
+                if block_m * block_n <= Self::MAX_SUMS {
+                    list.push(config(block_n, subgroups, 4));
+                    list.push(config(block_n, subgroups * 2, 2));
+                }
+            }
+        }
+        let mut seen = Vec::new();
+        list.retain(|c| {
+            let new = !seen.contains(c);
+            seen.push(*c);
+            new
+        });
+        list
+    }
+}
+
+/// A short name for logs and benchmark records:
+/// `skinny-<types>-<block_m>x<block_n>-sg<subgroup size>x<subgroups>-u<K unroll>`.
+impl fmt::Display for SkinnyConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "skinny-{}-{}x{}-sg{}x{}-u{}",
+            self.variant.types.short_name(),
+            self.block_m,
+            self.block_n,
+            self.subgroup_size,
+            self.subgroups,
+            self.k_unroll
+        )
     }
 }
 

@@ -1,4 +1,4 @@
-//! The specialization constants of the two GLSL kernels, by name: one table per kernel that
+//! The specialization constants of the three GLSL GEMM kernels, by name: one table per kernel that
 //! says which `constant_id` each has, so that the host sets them by name and a unit test
 //! holds the tables against the GLSL sources.
 
@@ -44,6 +44,21 @@ pub(crate) enum WorkgroupScopeConstant {
     KUnroll = 9,
 }
 
+/// The `constant_id`s of `glsl/gemm_skinny.comp` (GEMMs of a few rows).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SkinnyConstant {
+    SubgroupSize = 0,
+    BlockM = 1,
+    BlockN = 2,
+    ARowMajor = 3,
+    BRowMajor = 4,
+    CRowMajor = 5,
+    Subgroups = 6,
+    /// `local_size_x_id`.
+    WorkgroupSize = 7,
+    KUnroll = 8,
+}
+
 /// A kernel's table of specialization constants.
 pub(crate) trait SpecConstant: Copy + Into<u32> + 'static {
     /// Every constant, in `constant_id` order, with its name in the GLSL source.
@@ -74,6 +89,26 @@ impl From<WorkgroupScopeConstant> for u32 {
     fn from(constant: WorkgroupScopeConstant) -> u32 {
         constant as u32
     }
+}
+
+impl From<SkinnyConstant> for u32 {
+    fn from(constant: SkinnyConstant) -> u32 {
+        constant as u32
+    }
+}
+
+impl SpecConstant for SkinnyConstant {
+    const ALL: &'static [(Self, &'static str)] = &[
+        (SkinnyConstant::SubgroupSize, "SUBGROUP_SIZE"),
+        (SkinnyConstant::BlockM, "BLOCK_M"),
+        (SkinnyConstant::BlockN, "BLOCK_N"),
+        (SkinnyConstant::ARowMajor, "A_ROW_MAJOR"),
+        (SkinnyConstant::BRowMajor, "B_ROW_MAJOR"),
+        (SkinnyConstant::CRowMajor, "C_ROW_MAJOR"),
+        (SkinnyConstant::Subgroups, "SUBGROUPS"),
+        (SkinnyConstant::WorkgroupSize, "WORKGROUP_SIZE"),
+        (SkinnyConstant::KUnroll, "K_UNROLL"),
+    ];
 }
 
 impl SpecConstant for SubgroupConstant {
@@ -162,6 +197,24 @@ impl super::CoopmatBackend {
                     required_subgroup_size: 0,
                 }
             }
+            CoopmatPlan::Skinny(config) => {
+                use SkinnyConstant as K;
+                PipelineKey {
+                    module: config.variant.name,
+                    constants: K::data(&[
+                        (K::SubgroupSize, config.subgroup_size),
+                        (K::BlockM, config.block_m),
+                        (K::BlockN, config.block_n),
+                        (K::ARowMajor, layouts[0]),
+                        (K::BRowMajor, layouts[1]),
+                        (K::CRowMajor, layouts[2]),
+                        (K::Subgroups, config.subgroups),
+                        (K::WorkgroupSize, config.workgroup_size()),
+                        (K::KUnroll, config.k_unroll),
+                    ]),
+                    required_subgroup_size: config.subgroup_size,
+                }
+            }
         }
     }
 }
@@ -214,8 +267,13 @@ mod tests {
     fn tables_match_the_glsl_sources() {
         let khr = include_str!("../../../glsl/gemm_coopmat.comp");
         let coopmat2 = include_str!("../../../glsl/gemm_coopmat2.comp");
+        let skinny = include_str!("../../../glsl/gemm_skinny.comp");
         assert_eq!(declared(khr), table::<SubgroupConstant>());
         assert_eq!(declared(coopmat2), table::<WorkgroupScopeConstant>());
+        assert_eq!(declared(skinny), table::<SkinnyConstant>());
+        for (index, (id, _)) in table::<SkinnyConstant>().iter().enumerate() {
+            assert_eq!(index as u32, *id, "ids are dense and in order");
+        }
         for (index, (id, _)) in table::<SubgroupConstant>().iter().enumerate() {
             assert_eq!(index as u32, *id, "ids are dense and in order");
         }

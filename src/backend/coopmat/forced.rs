@@ -87,6 +87,8 @@ pub(crate) struct TuningOverrides {
     pub(crate) without_coopmat2: bool,
     /// Only this cooperative-matrix shape (`[M, N, K]`).
     pub(crate) shape: Option<[u32; 3]>,
+    /// GEMMs of at most this many rows run on the skinny kernel (0: none).
+    pub(crate) skinny_rows: u32,
     /// Use this KHR-kernel tiling wherever it fits.
     pub(crate) tiling: Option<CoopmatTiling>,
     /// Use this coopmat2 workgroup tile (and K unroll) wherever it fits.
@@ -101,18 +103,28 @@ pub(crate) struct TuningOverrides {
 impl TuningOverrides {
     /// Whether `plan` is the tile or tiling the caller forces.
     pub(crate) fn forces(&self, plan: &CoopmatPlan) -> bool {
+        // (The skinny kernel has no forced configuration; a forced tile or tiling keeps
+        // GEMMs of few rows on its kernel instead, see `forces_a_tile`.)
         match plan {
             CoopmatPlan::Subgroup(config) => self.tiling == Some(config.tiling),
             CoopmatPlan::WorkgroupScope(config) => {
                 self.workgroup_tile == Some((config.block_m, config.block_n, config.block_k))
             }
+            CoopmatPlan::Skinny(_) => false,
         }
+    }
+
+    /// Whether a tile or tiling of the cooperative-matrix kernels is forced: then it runs
+    /// wherever it fits, GEMMs of few rows included (so that tests reach its edge cases).
+    pub(crate) fn forces_a_tile(&self) -> bool {
+        self.tiling.is_some() || self.workgroup_tile.is_some()
     }
 
     pub(crate) fn new(overrides: &crate::backend::KernelOverrides) -> TuningOverrides {
         let tile = overrides.coopmat2_tile;
         TuningOverrides {
             without_coopmat2: !overrides.coopmat2,
+            skinny_rows: overrides.skinny_rows,
             shape: overrides.coopmat_shape,
             tiling: overrides.coopmat_tiling,
             workgroup_tile: tile.map(|tile| (tile.block_m, tile.block_n, tile.block_k)),

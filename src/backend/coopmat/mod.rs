@@ -15,7 +15,10 @@ pub use config::*;
 pub(crate) use forced::TuningOverrides;
 pub use forced::WorkgroupScopeTile;
 
-use super::{tile_grid, unusable_config, Backend, BackendKind, BackendSetup, KernelConfig, Target};
+use super::{
+    row_block_grid, tile_grid, unusable_config, Backend, BackendKind, BackendSetup, KernelConfig,
+    Target,
+};
 use crate::bindings::{uniform_u32, BindingPlan, GemmBuffers};
 use crate::device_info::CoopmatDeviceInfo;
 use crate::error::{Error, Result};
@@ -244,11 +247,17 @@ impl CoopmatBackend {
             .clamp(self.info.min_subgroup_size, self.info.max_subgroup_size)
     }
 
-    /// The kernel and configuration used for a description: the `VK_NV_cooperative_matrix2`
+    /// The kernel and configuration used for a description: the skinny kernel for GEMMs of
+    /// at most [`KernelOverrides::skinny_rows`](crate::KernelOverrides::skinny_rows) rows
+    /// (unless a tile or tiling is forced); otherwise the `VK_NV_cooperative_matrix2`
     /// kernel where the device has it for these types (it is the faster on NVIDIA, see
     /// `docs/benchmarks.md`; `COOPGEMM_COOPMAT2=0` turns it off), the
     /// `VK_KHR_cooperative_matrix` kernel otherwise.
     pub fn plan(&self, gemm: &ResolvedGemm) -> std::result::Result<CoopmatPlan, String> {
+        // GEMMs of a few rows stream B once on the skinny kernel.
+        if let Some(skinny) = self.skinny_plans(gemm).first() {
+            return Ok(*skinny);
+        }
         let plans = self.preferred_plans(gemm)?;
         // A tile or tiling forced by the environment, wherever it fits (so that tests run it
         // on every edge case); otherwise the largest tile that still gives the GPU enough
@@ -298,7 +307,12 @@ impl CoopmatBackend {
     /// picks from), then, where that is the coopmat2 kernel, the KHR kernel's too, so that
     /// tuning chooses between the two kernels by measurement.
     pub fn plans(&self, gemm: &ResolvedGemm) -> std::result::Result<Vec<CoopmatPlan>, String> {
-        let mut plans = self.preferred_plans(gemm)?;
+        let skinny = self.skinny_plans(gemm);
+        let mut plans = match self.preferred_plans(gemm) {
+            Ok(plans) => plans,
+            Err(_) if !skinny.is_empty() => Vec::new(),
+            Err(reason) => return Err(reason),
+        };
         if matches!(plans.first(), Some(CoopmatPlan::WorkgroupScope(_))) {
             // The other K unroll of each coopmat2 tile (unless one is forced), then the KHR
             // kernel's configurations.
@@ -307,7 +321,7 @@ impl CoopmatBackend {
                     .iter()
                     .filter_map(|plan| match plan {
                         CoopmatPlan::WorkgroupScope(config) => Some(config),
-                        CoopmatPlan::Subgroup(_) => None,
+                        _ => None,
                     })
                     .flat_map(|config| {
                         WorkgroupScopeConfig::K_UNROLLS
@@ -325,7 +339,49 @@ impl CoopmatBackend {
             }
             plans.extend(self.subgroup_plans(gemm).unwrap_or_default());
         }
-        Ok(plans)
+        Ok(skinny.into_iter().chain(plans).collect())
+    }
+
+    /// The skinny kernel's configurations for `gemm`, the heuristic's first; none where
+    /// it does not take the GEMM: more rows than
+    /// [`KernelOverrides::skinny_rows`](crate::KernelOverrides::skinny_rows), a forced tile
+    /// or tiling of the other kernels, B in column panels, types without a variant or a
+    /// feature, or a grid the device cannot launch.
+    fn skinny_plans(&self, gemm: &ResolvedGemm) -> Vec<CoopmatPlan> {
+        let g = &gemm.gemm;
+        let Some(variant) = SKINNY_VARIANTS.iter().find(|v| v.types == g.types) else {
+            return Vec::new();
+        };
+        if g.m > self.overrides.skinny_rows
+            || self.overrides.forces_a_tile()
+            || gemm.b.order.panel_width().is_some()
+            || self.missing_input_feature(g.types.input).is_some()
+        {
+            return Vec::new();
+        }
+        let limits = self.grid_limits();
+        SkinnyConfig::candidates(
+            *variant,
+            g.m,
+            g.n,
+            g.batch,
+            gemm.b.order == Order::RowMajor,
+            self.subgroup_size(),
+        )
+        .into_iter()
+        .filter(|config| {
+            config.workgroup_size() <= self.info.max_workgroup_invocations
+                && row_block_grid(gemm, (config.block_m, config.block_n), limits).is_ok()
+        })
+        .map(CoopmatPlan::Skinny)
+        .collect()
+    }
+
+    /// The most workgroups a dispatch may have along each dimension.
+    fn grid_limits(&self) -> [u32; 3] {
+        self.info
+            .max_workgroup_count
+            .map(|count| count.min(self.max_workgroups))
     }
 
     fn workgroup_scope_configs(&self, gemm: &ResolvedGemm) -> Vec<WorkgroupScopeConfig> {
@@ -528,11 +584,12 @@ impl Backend for CoopmatBackend {
         };
         let plan = BindingPlan::new(gemm, buffers, &self.storage_limits)?;
         let (config, pipeline) = self.build(gemm, config)?;
-        let limits = self
-            .info
-            .max_workgroup_count
-            .map(|count| count.min(self.max_workgroups));
-        let grid = tile_grid(gemm, (config.block_m(), config.block_n()), limits)?;
+        let limits = self.grid_limits();
+        let tile = (config.block_m(), config.block_n());
+        let grid = match config {
+            CoopmatPlan::Skinny(_) => row_block_grid(gemm, tile, limits)?,
+            _ => tile_grid(gemm, tile, limits)?,
+        };
         if gemm.is_empty() {
             return Ok(());
         }

@@ -1,0 +1,96 @@
+//! GEMMs of few rows (decode: a few activations times a weight matrix), which the coopmat
+//! backend runs on its skinny kernel (`glsl/gemm_skinny.comp`): every operand order,
+//! alignments, offsets, batches, alpha/beta and epilogues, guarded, for every type; and the
+//! planner's choice of that kernel. Each body runs once per backend, so the portable
+//! backends are held to the same cases.
+
+mod common;
+
+use coopgemm::config::CoopmatPlan;
+use coopgemm::{BackendKind, Context, DType, Gemm, GemmTypes, KernelConfig, MatrixLayout};
+
+use common::cases::{epilogues, skinny_cases, SKINNY_TYPES};
+use common::{assert_none_failed, backend_for, backend_tests, check_any_guarded, test_options};
+
+fn is_skinny(context: &Context, gemm: &Gemm) -> bool {
+    context.plan(gemm).is_ok_and(|plan| {
+        matches!(
+            plan.kernel.config,
+            KernelConfig::Coopmat(CoopmatPlan::Skinny(_))
+        )
+    })
+}
+
+/// The skinny cases of every type (with an epilogue on every fifth where C is a float), guarded.
+fn run(kind: BackendKind) {
+    let mut failures = Vec::new();
+    for types in SKINNY_TYPES {
+        let Some(context) = backend_for(kind, types) else {
+            continue;
+        };
+        let mut cases: Vec<Gemm> = skinny_cases().into_iter().map(|g| g.types(types)).collect();
+        if types.output != DType::I32 {
+            let epilogues = epilogues();
+            let with_epilogue: Vec<Gemm> = cases
+                .iter()
+                .step_by(5)
+                .enumerate()
+                .map(|(index, gemm)| gemm.epilogue(epilogues[index % epilogues.len()]))
+                .collect();
+            cases.extend(with_epilogue);
+        }
+        let mut skinny = 0;
+        for (index, gemm) in cases.iter().enumerate() {
+            skinny += usize::from(is_skinny(&context, gemm));
+            if let Err(message) = check_any_guarded(&context, gemm, 1600 + index as u64) {
+                failures.push(format!("{kind}: {message}"));
+            }
+        }
+        eprintln!(
+            "{types}: {} cases of few rows on {kind} ({skinny} on the skinny kernel)",
+            cases.len()
+        );
+        if kind == BackendKind::Coopmat && common::skinny_expected() {
+            assert_eq!(
+                skinny,
+                cases.len(),
+                "{types}: every case of few rows runs on the skinny kernel"
+            );
+        }
+    }
+    assert_none_failed(&failures);
+}
+
+backend_tests! {
+    fn few_rows_guarded(kind) {
+        run(kind);
+    }
+}
+
+/// The planner sends GEMMs of up to `skinny_rows` rows to the skinny kernel, and no others;
+/// 0 turns it off. Decode shapes with both layouts of B (torch.nn.Linear's weights are
+/// column-major B).
+#[test]
+fn few_rows_plan_the_skinny_kernel() {
+    let Some(context) = backend_for(BackendKind::Coopmat, GemmTypes::F16_F32) else {
+        return;
+    };
+    if !common::skinny_expected() {
+        return;
+    }
+    for b in [MatrixLayout::row_major(), MatrixLayout::column_major()] {
+        for m in [1, 16] {
+            let gemm = Gemm::new(m, 4096, 4096).types(GemmTypes::F16_F32).b(b);
+            assert!(is_skinny(&context, &gemm), "{m} rows, {:?}", b.order);
+        }
+        let gemm = Gemm::new(17, 4096, 4096).types(GemmTypes::F16_F32).b(b);
+        assert!(!is_skinny(&context, &gemm), "17 rows");
+    }
+    let mut options = test_options();
+    options.kernel_overrides.skinny_rows = 0;
+    let off = pollster::block_on(Context::with_options(options))
+        .expect("a second context")
+        .with_backend(coopgemm::BackendChoice::Force(BackendKind::Coopmat));
+    let gemm = Gemm::new(1, 4096, 4096).types(GemmTypes::F16_F32);
+    assert!(!is_skinny(&off, &gemm), "skinny_rows = 0 turns it off");
+}

@@ -17,6 +17,8 @@
 // glsl/variants.txt). Floating-point inputs are summed in f32 whatever ACC_TYPE says
 // (more precise than f16 sums, and free here: the kernel waits on memory); int8 in int32.
 // Elements are decoded from their bits (chunks.glsl), so bf16 needs no bf16 arithmetic.
+// COOPMAT_EMULATED=1 builds the variants the emulated coopmat backend runs (CPU drivers):
+// the same kernel with its loops rolled (see the loop hints below).
 //
 // Specialization constants (constant_id: name = default):
 //   0: SUBGROUP_SIZE = 32 (the pipeline runs with it: requiredSubgroupSize, full subgroups)
@@ -26,6 +28,7 @@
 //   6: SUBGROUPS = 4    subgroups per workgroup
 //   7: WORKGROUP_SIZE = 128 (local_size_x; must equal SUBGROUP_SIZE * SUBGROUPS)
 //   8: K_UNROLL = 2     chunks of k whose loads each invocation issues before it sums them
+//                       (K lanes)
 //
 // Grid: x = ceil(m / BLOCK_M) (row blocks fastest, so that the workgroups that read the same
 // columns of B run together and the second reads them from L2), y = ceil(n / BLOCK_N),
@@ -37,11 +40,12 @@
 //     columns, and the matching chunks of the BLOCK_M rows of A; it keeps BLOCK_M x BLOCK_N
 //     partial sums, reduced over the whole workgroup.
 //   N lanes (B row-major, N contiguous): LANES_N = BLOCK_N / VEC invocations side by side
-//     read one row of B's block (BLOCK_N elements, one chunk each), K_GROUPS =
-//     WORKGROUP_SIZE / LANES_N such rows at a time; A's elements are scalar loads that
-//     every lane of a k row shares. An invocation keeps BLOCK_M x VEC partial sums,
-//     reduced over the invocations of the same lane (the host makes BLOCK_N a multiple of
-//     VEC and LANES_N a power of two no larger than SUBGROUP_SIZE).
+//     cover the block's columns (one chunk each); invocation group g of K_GROUPS =
+//     WORKGROUP_SIZE / LANES_N reads rows VEC*g .. VEC*g + VEC-1 of B, then the next
+//     K_GROUPS*VEC rows, and the matching chunk along k of each row of A. An invocation
+//     keeps BLOCK_M x VEC partial sums, reduced over the invocations of the same lane (the
+//     host makes BLOCK_N a multiple of VEC and LANES_N a power of two no larger than
+//     SUBGROUP_SIZE). K_UNROLL is for K lanes only (N lanes load VEC rows per step).
 // Both then reduce inside each subgroup (butterfly shuffles), put one partial per subgroup
 // in shared memory, and after one barrier the workgroup sums those in C's memory order
 // and stores through store_c_float / store_c_int (coalesced where C's order allows).
@@ -61,7 +65,16 @@
 #extension GL_EXT_shader_8bit_storage : require
 #extension GL_GOOGLE_include_directive : require
 
+// Loop hints: the GPU build unrolls every loop of fixed trip count (the chunks must stay in
+// registers); the build for the emulated backend (COOPMAT_EMULATED, run on CPU drivers)
+// keeps them rolled: unrolled, lavapipe's LLVM spends seconds to minutes per pipeline.
+#ifdef COOPMAT_EMULATED
+#define UNROLL_UNLESS_EMULATED [[dont_unroll]]
+#define ROLLED_IF_EMULATED [[dont_unroll]]
+#else
+#define UNROLL_UNLESS_EMULATED [[unroll]]
 #define ROLLED_IF_EMULATED
+#endif
 #include "types.glsl"
 
 layout(constant_id = 0) const uint SUBGROUP_SIZE = 32;
@@ -100,19 +113,10 @@ shared SUM_TYPE subgroup_sums[SUBGROUPS * OUTPUTS];
 // The sum of `value` over the lanes of this subgroup whose indices differ only in the bits
 // from `first_offset` up (a butterfly: every such lane ends with the sum).
 SUM_TYPE sum_over_lanes(SUM_TYPE value, uint first_offset) {
-    [[unroll]] for (uint offset = first_offset; offset < SUBGROUP_SIZE; offset *= 2) {
+    UNROLL_UNLESS_EMULATED for (uint offset = first_offset; offset < SUBGROUP_SIZE; offset *= 2) {
         value += subgroupShuffleXor(value, offset);
     }
     return value;
-}
-
-// Element (i, l) of A as a number (0 past m or k).
-SUM_TYPE a_element(uint a_base, uint i, uint l) {
-    if (i >= params.m || l >= params.k) {
-        return SUM_TYPE(0);
-    }
-    const uint index = a_base + (A_ROW_MAJOR ? i * params.lda + l : i + l * params.lda);
-    return chunk_element(uvec4(uint(a_bits[index]), 0u, 0u, 0u), 0);
 }
 
 void main() {
@@ -131,7 +135,7 @@ void main() {
                                   && (params.ldb % ELEMENTS_PER_VECTOR) == 0;
 
     SUM_TYPE sums[OUTPUTS];
-    [[unroll]] for (uint o = 0; o < OUTPUTS; ++o) {
+    UNROLL_UNLESS_EMULATED for (uint o = 0; o < OUTPUTS; ++o) {
         sums[o] = SUM_TYPE(0);
     }
 
@@ -146,67 +150,73 @@ void main() {
              k_start += K_UNROLL * chunk_step) {
             uvec4 b_chunks[K_UNROLL * BLOCK_N];
             uvec4 a_chunks[K_UNROLL * BLOCK_M];
-            [[unroll]] for (uint u = 0; u < K_UNROLL; ++u) {
+            UNROLL_UNLESS_EMULATED for (uint u = 0; u < K_UNROLL; ++u) {
                 const uint l = k_start + u * chunk_step;
-                [[unroll]] for (uint c = 0; c < BLOCK_N; ++c) {
+                UNROLL_UNLESS_EMULATED for (uint c = 0; c < BLOCK_N; ++c) {
                     b_chunks[u * BLOCK_N + c] = read_b_chunk(b_base, params.ldb, column_start + c, l,
                                                              params.n, params.k, b_vector_aligned, 1u);
                 }
-                [[unroll]] for (uint r = 0; r < BLOCK_M; ++r) {
+                UNROLL_UNLESS_EMULATED for (uint r = 0; r < BLOCK_M; ++r) {
                     a_chunks[u * BLOCK_M + r] = read_a_chunk(a_base, a_leading, row_start + r, l,
                                                              params.m, params.k, a_vector_aligned, a_stride);
                 }
             }
-            [[unroll]] for (uint u = 0; u < K_UNROLL; ++u) {
-                [[unroll]] for (uint e = 0; e < ELEMENTS_PER_VECTOR; ++e) {
-                    [[unroll]] for (uint r = 0; r < BLOCK_M; ++r) {
+            UNROLL_UNLESS_EMULATED for (uint u = 0; u < K_UNROLL; ++u) {
+                UNROLL_UNLESS_EMULATED for (uint e = 0; e < ELEMENTS_PER_VECTOR; ++e) {
+                    UNROLL_UNLESS_EMULATED for (uint r = 0; r < BLOCK_M; ++r) {
                         const SUM_TYPE a = chunk_element(a_chunks[u * BLOCK_M + r], e);
-                        [[unroll]] for (uint c = 0; c < BLOCK_N; ++c) {
+                        UNROLL_UNLESS_EMULATED for (uint c = 0; c < BLOCK_N; ++c) {
                             sums[r * BLOCK_N + c] += a * chunk_element(b_chunks[u * BLOCK_N + c], e);
                         }
                     }
                 }
             }
         }
-        [[unroll]] for (uint o = 0; o < OUTPUTS; ++o) {
+        UNROLL_UNLESS_EMULATED for (uint o = 0; o < OUTPUTS; ++o) {
             sums[o] = sum_over_lanes(sums[o], 1u);
         }
         if (lane == 0) {
-            [[unroll]] for (uint o = 0; o < OUTPUTS; ++o) {
+            UNROLL_UNLESS_EMULATED for (uint o = 0; o < OUTPUTS; ++o) {
                 subgroup_sums[gl_SubgroupID * OUTPUTS + o] = sums[o];
             }
         }
     } else {
         // ---- N lanes ----
+        // Each step reads VEC consecutive rows of B at the invocation's columns (VEC
+        // independent 128-bit loads in flight) and the matching chunk along k of each row
+        // of A (one 128-bit load per row where A is row-major).
         const uint lane_n = invocation % LANES_N;
         const uint k_group = invocation / LANES_N;
         const uint chunk_column = column_start + lane_n * ELEMENTS_PER_VECTOR;
-        for (uint k_first = k_group; k_first < params.k; k_first += K_UNROLL * K_GROUPS) {
-            uvec4 b_chunks[K_UNROLL];
-            SUM_TYPE a_values[K_UNROLL * BLOCK_M];
-            [[unroll]] for (uint u = 0; u < K_UNROLL; ++u) {
-                const uint l = k_first + u * K_GROUPS;
-                b_chunks[u] = read_b_chunk(b_base, params.ldb, l, chunk_column, params.k, params.n,
-                                           b_vector_aligned, 1u);
-                [[unroll]] for (uint r = 0; r < BLOCK_M; ++r) {
-                    a_values[u * BLOCK_M + r] = a_element(a_base, row_start + r, l);
-                }
+        const uint a_leading = A_ROW_MAJOR ? params.lda : 1u;
+        const uint a_stride = A_ROW_MAJOR ? 1u : params.lda;
+        for (uint k_start = k_group * ELEMENTS_PER_VECTOR; k_start < params.k;
+             k_start += K_GROUPS * ELEMENTS_PER_VECTOR) {
+            uvec4 b_rows[ELEMENTS_PER_VECTOR];
+            uvec4 a_chunks[BLOCK_M];
+            UNROLL_UNLESS_EMULATED for (uint e = 0; e < ELEMENTS_PER_VECTOR; ++e) {
+                b_rows[e] = read_b_chunk(b_base, params.ldb, k_start + e, chunk_column, params.k,
+                                         params.n, b_vector_aligned, 1u);
             }
-            [[unroll]] for (uint u = 0; u < K_UNROLL; ++u) {
-                [[unroll]] for (uint e = 0; e < ELEMENTS_PER_VECTOR; ++e) {
-                    const SUM_TYPE b = chunk_element(b_chunks[u], e);
-                    [[unroll]] for (uint r = 0; r < BLOCK_M; ++r) {
-                        sums[r * ELEMENTS_PER_VECTOR + e] += a_values[u * BLOCK_M + r] * b;
+            UNROLL_UNLESS_EMULATED for (uint r = 0; r < BLOCK_M; ++r) {
+                a_chunks[r] = read_a_chunk(a_base, a_leading, row_start + r, k_start, params.m,
+                                           params.k, a_vector_aligned, a_stride);
+            }
+            UNROLL_UNLESS_EMULATED for (uint e = 0; e < ELEMENTS_PER_VECTOR; ++e) {
+                UNROLL_UNLESS_EMULATED for (uint v = 0; v < ELEMENTS_PER_VECTOR; ++v) {
+                    const SUM_TYPE b = chunk_element(b_rows[e], v);
+                    UNROLL_UNLESS_EMULATED for (uint r = 0; r < BLOCK_M; ++r) {
+                        sums[r * ELEMENTS_PER_VECTOR + v] += chunk_element(a_chunks[r], e) * b;
                     }
                 }
             }
         }
-        [[unroll]] for (uint o = 0; o < BLOCK_M * ELEMENTS_PER_VECTOR; ++o) {
+        UNROLL_UNLESS_EMULATED for (uint o = 0; o < BLOCK_M * ELEMENTS_PER_VECTOR; ++o) {
             sums[o] = sum_over_lanes(sums[o], LANES_N);
         }
         if (lane < LANES_N) {
-            [[unroll]] for (uint r = 0; r < BLOCK_M; ++r) {
-                [[unroll]] for (uint e = 0; e < ELEMENTS_PER_VECTOR; ++e) {
+            UNROLL_UNLESS_EMULATED for (uint r = 0; r < BLOCK_M; ++r) {
+                UNROLL_UNLESS_EMULATED for (uint e = 0; e < ELEMENTS_PER_VECTOR; ++e) {
                     subgroup_sums[gl_SubgroupID * OUTPUTS + r * BLOCK_N + lane_n * ELEMENTS_PER_VECTOR + e] =
                         sums[r * ELEMENTS_PER_VECTOR + e];
                 }
@@ -223,7 +233,7 @@ void main() {
         const uint j = column_start + c;
         if (i < params.m && j < params.n) {
             SUM_TYPE sum = SUM_TYPE(0);
-            [[unroll]] for (uint s = 0; s < SUBGROUPS; ++s) {
+            UNROLL_UNLESS_EMULATED for (uint s = 0; s < SUBGROUPS; ++s) {
                 sum += subgroup_sums[s * OUTPUTS + r * BLOCK_N + c];
             }
             const uint c_index = c_base + (C_ROW_MAJOR ? i * params.ldc + j : i + j * params.ldc);

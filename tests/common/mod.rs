@@ -49,6 +49,14 @@ impl log::Log for TestLogger {
                 .lock()
                 .unwrap_or_else(|poisoned| poisoned.into_inner());
             first.get_or_insert_with(|| message.clone());
+            // Where the message comes from: the layer reports inside the Vulkan call that
+            // causes it, on the calling thread, so this stack names the caller.
+            if std::env::var("COOPGEMM_VALIDATION_BACKTRACE").is_ok_and(|v| v == "1") {
+                eprintln!(
+                    "validation message raised here:\n{}",
+                    std::backtrace::Backtrace::force_capture()
+                );
+            }
         }
         eprintln!("[{} {}] {}", record.level(), record.target(), message);
     }

@@ -3,7 +3,7 @@
 # on the coopmat backend, with B row-major and column-major (torch.nn.Linear's weights):
 # GPU timestamps for f16, bf16 and i8, then the wall clock, then the same shapes with the
 # skinny kernel off (COOPGEMM_SKINNY_ROWS=0: the kernels they ran on before) and with it
-# forced up to 64 rows, then cuBLAS (.device/anchors/skinny.py) in the same call.
+# forced up to 64 rows, and row-major B without split-K (COOPGEMM_SPLIT_K=0), then cuBLAS (.device/anchors/skinny.py) in the same call.
 # Writes decode-*.json and skinny.txt to $OUT (decode.tgz). Heuristic configurations (--no-tune).
 set -u
 source "$(dirname "$0")/env.sh"
@@ -16,6 +16,7 @@ bench gpu 150 --shapes $DECODE,$WIDER --dtypes f16
 bench gpu-bf16-i8 100 --shapes 1x4096x14336,16x4096x14336,1x4096x4096 --dtypes bf16,i8
 bench wall 100 --wall-clock --shapes $DECODE --dtypes f16
 COOPGEMM_SKINNY_ROWS=0 bench before 150 --shapes $DECODE,$WIDER --dtypes f16
+COOPGEMM_SPLIT_K=0 bench no-split 100 --shapes $DECODE --dtypes f16 --b-layouts row
 COOPGEMM_SKINNY_ROWS=64 bench wider 100 --shapes $WIDER --dtypes f16
 echo "== cuBLAS"
 timeout 150 python3 .device/anchors/skinny.py > $OUT/skinny.txt 2>&1; head -30 $OUT/skinny.txt

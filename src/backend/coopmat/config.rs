@@ -46,6 +46,7 @@ impl KernelVariant {
             .chain(EMULATED_VARIANTS)
             .chain(WORKGROUP_SCOPE_VARIANTS)
             .chain(SKINNY_VARIANTS)
+            .chain(SKINNY_EMULATED_VARIANTS)
             .copied()
     }
 }
@@ -261,8 +262,12 @@ pub struct SkinnyConfig {
     pub subgroup_size: u32,
     /// Subgroups per workgroup.
     pub subgroups: u32,
-    /// 16-byte chunks along K each invocation loads before it sums them.
+    /// 16-byte chunks along K each invocation loads before it sums them (K lanes; 1 with
+    /// N lanes, which load a chunk's worth of rows of B per step).
     pub k_unroll: u32,
+    /// Whether invocations lie side by side along rows of B (B row-major: "N lanes"),
+    /// rather than along K (B K-contiguous).
+    pub n_lanes: bool,
 }
 
 impl SkinnyConfig {
@@ -282,14 +287,18 @@ impl SkinnyConfig {
         self.subgroup_size * self.subgroups
     }
 
+    /// Shared memory the kernel declares: one 4-byte partial sum per subgroup and output.
+    pub fn shared_memory_bytes(&self) -> u32 {
+        4 * self.subgroups * self.block_m * self.block_n
+    }
+
     /// The configurations for an `m × n` product (`batch` of them) of `variant`'s types
     /// with B row-major (`b_row_major`) or K-contiguous, the heuristic's first, then the
     /// alternatives tuning measures.
     ///
-    /// Rows are split into at most 8 per workgroup, evenly. With K-contiguous B a workgroup
+    /// Rows are split into at most 8 per workgroup, evenly, rounded up to a power of two. With K-contiguous B a workgroup
     /// takes as many columns as rows (at least 2, at most 8), so that it reads no more of A
-    /// than of B; with row-major B, 2 or 4 chunks side by side along a row of B (32 or 64
-    /// bytes), fewer where that would leave the GPU short of workgroups.
+    /// than of B; with row-major B, 2 chunks side by side along a row of B (32 bytes).
     ///
     /// ```
     /// use coopgemm::config::{KernelVariant, SkinnyConfig};
@@ -299,7 +308,7 @@ impl SkinnyConfig {
     /// let first = SkinnyConfig::candidates(f16, 16, 4096, 1, false, 32)[0];
     /// assert_eq!((first.block_m, first.block_n), (8, 8));
     /// let first = SkinnyConfig::candidates(f16, 1, 14336, 1, true, 32)[0];
-    /// assert_eq!((first.block_m, first.block_n), (1, 32));
+    /// assert_eq!((first.block_m, first.block_n), (1, 16));
     /// ```
     pub fn candidates(
         variant: KernelVariant,
@@ -315,35 +324,46 @@ impl SkinnyConfig {
         } else {
             Self::MAX_BLOCK_M
         };
+        // Rows per workgroup: a power of two (few pipelines), at most `max_block_m`.
         let row_blocks = m.max(1).div_ceil(max_block_m);
-        let block_m = m.max(1).div_ceil(row_blocks);
+        let block_m = m.max(1).div_ceil(row_blocks).next_power_of_two();
+        // Half as many rows per workgroup (fewer partial sums, more workgroups), for tuning.
+        let half_block_m = (block_m / 2).max(1);
         let workgroups =
             |block_n: u32| row_blocks as u64 * n.div_ceil(block_n) as u64 * batch.max(1) as u64;
-        let config = |block_n, subgroups, k_unroll| SkinnyConfig {
+        let config = |block_m, block_n, subgroups, k_unroll| SkinnyConfig {
             variant,
             block_m,
             block_n,
             subgroup_size,
             subgroups,
             k_unroll,
+            n_lanes: b_row_major,
         };
         let mut list = Vec::new();
         if b_row_major {
-            // Chunks side by side along a row of B: at most a subgroup's worth.
-            let lanes: Vec<u32> = [4, 2, 1]
-                .into_iter()
-                .filter(|&lanes| lanes <= subgroup_size)
-                .collect();
-            let first = lanes
-                .iter()
-                .copied()
-                .find(|&l| workgroups(l * vector) >= Self::TARGET_WORKGROUPS)
-                .unwrap_or(*lanes.last().unwrap_or(&1));
+            // Chunks side by side along a row of B (at most a subgroup's worth): 2 (32 bytes,
+            // the most workgroups short of single chunks; split-K adds more, see
+            // `KernelConfig::split_target`), 1 for narrow B (the measurements:
+            // `docs/benchmarks.md`, decode).
+            let lanes = |list: &[u32]| -> Vec<u32> {
+                list.iter()
+                    .copied()
+                    .filter(|&l| l <= subgroup_size)
+                    .collect()
+            };
+            let first = if workgroups(2 * vector) >= Self::TARGET_WORKGROUPS / 2 {
+                2
+            } else {
+                1
+            };
             let subgroups = (256 / subgroup_size).max(1);
-            list.push(config(first * vector, subgroups, 4));
-            for lanes in lanes {
-                list.push(config(lanes * vector, subgroups, 2));
-                list.push(config(lanes * vector, subgroups.div_ceil(2), 4));
+            list.push(config(block_m, first * vector, subgroups, 1));
+            for lanes in lanes(&[2, 4, 8, 1, 16]) {
+                for bm in [block_m, half_block_m] {
+                    list.push(config(bm, lanes * vector, subgroups, 1));
+                    list.push(config(bm, lanes * vector, subgroups.div_ceil(2), 1));
+                }
             }
         } else {
             let mut first = block_m.next_power_of_two().clamp(2, 8);
@@ -351,11 +371,14 @@ impl SkinnyConfig {
                 first /= 2;
             }
             let subgroups = (128 / subgroup_size).max(1);
-            list.push(config(first, subgroups, 2));
-            for block_n in [1, 2, 4, 8] {
-                if block_m * block_n <= Self::MAX_SUMS {
-                    list.push(config(block_n, subgroups, 4));
-                    list.push(config(block_n, subgroups * 2, 2));
+            list.push(config(block_m, first, subgroups, 2));
+            for bm in [block_m, half_block_m] {
+                for block_n in [1, 2, 4, 8] {
+                    if bm * block_n <= Self::MAX_SUMS {
+                        list.push(config(bm, block_n, subgroups, 1));
+                        list.push(config(bm, block_n, subgroups, 4));
+                        list.push(config(bm, block_n, subgroups * 2, 2));
+                    }
                 }
             }
         }

@@ -349,7 +349,12 @@ impl CoopmatBackend {
     /// feature, or a grid the device cannot launch.
     fn skinny_plans(&self, gemm: &ResolvedGemm) -> Vec<CoopmatPlan> {
         let g = &gemm.gemm;
-        let Some(variant) = SKINNY_VARIANTS.iter().find(|v| v.types == g.types) else {
+        let variants = if self.is_emulated() {
+            SKINNY_EMULATED_VARIANTS
+        } else {
+            SKINNY_VARIANTS
+        };
+        let Some(variant) = variants.iter().find(|v| v.types == g.types) else {
             return Vec::new();
         };
         if g.m > self.overrides.skinny_rows
@@ -371,6 +376,7 @@ impl CoopmatBackend {
         .into_iter()
         .filter(|config| {
             config.workgroup_size() <= self.info.max_workgroup_invocations
+                && config.shared_memory_bytes() <= self.info.shared_memory_bytes
                 && row_block_grid(gemm, (config.block_m, config.block_n), limits).is_ok()
         })
         .map(CoopmatPlan::Skinny)

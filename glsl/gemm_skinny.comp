@@ -27,8 +27,8 @@
 //   3: A_ROW_MAJOR = true   4: B_ROW_MAJOR = false   5: C_ROW_MAJOR = true
 //   6: SUBGROUPS = 4    subgroups per workgroup
 //   7: WORKGROUP_SIZE = 128 (local_size_x; must equal SUBGROUP_SIZE * SUBGROUPS)
-//   8: K_UNROLL = 2     chunks of k whose loads each invocation issues before it sums them
-//                       (K lanes)
+//   8: K_UNROLL = 2     chunks of k (K lanes), or rows of B (N lanes with BLOCK_M <= 2),
+//                       whose loads each invocation issues before it sums them
 //
 // Grid: x = ceil(m / BLOCK_M) (row blocks fastest, so that the workgroups that read the same
 // columns of B run together and the second reads them from L2), y = ceil(n / BLOCK_N),
@@ -40,12 +40,14 @@
 //     columns, and the matching chunks of the BLOCK_M rows of A; it keeps BLOCK_M x BLOCK_N
 //     partial sums, reduced over the whole workgroup.
 //   N lanes (B row-major, N contiguous): LANES_N = BLOCK_N / VEC invocations side by side
-//     cover the block's columns (one chunk each); invocation group g of K_GROUPS =
-//     WORKGROUP_SIZE / LANES_N reads rows VEC*g .. VEC*g + VEC-1 of B, then the next
-//     K_GROUPS*VEC rows, and the matching chunk along k of each row of A. An invocation
-//     keeps BLOCK_M x VEC partial sums, reduced over the invocations of the same lane (the
-//     host makes BLOCK_N a multiple of VEC and LANES_N a power of two no larger than
-//     SUBGROUP_SIZE). K_UNROLL is for K lanes only (N lanes load VEC rows per step).
+//     cover the block's columns (one chunk each), K_GROUPS = WORKGROUP_SIZE / LANES_N
+//     groups of them split the rows of B. With BLOCK_M <= 2, group g reads rows g,
+//     g + K_GROUPS, ... (K_UNROLL per step) and A's elements as scalars; with more rows,
+//     rows VEC*g .. VEC*g + VEC-1, then K_GROUPS*VEC rows on, and the matching 16-byte
+//     chunk of each row of A (A's loads would otherwise outnumber B's). An invocation keeps
+//     BLOCK_M x VEC partial sums, reduced over the invocations of the same lane (the host
+//     makes BLOCK_N a multiple of VEC and LANES_N a power of two no larger than
+//     SUBGROUP_SIZE).
 // Both then reduce inside each subgroup (butterfly shuffles), put one partial per subgroup
 // in shared memory, and after one barrier the workgroup sums those in C's memory order
 // and stores through store_c_float / store_c_int (coalesced where C's order allows).
@@ -119,6 +121,15 @@ SUM_TYPE sum_over_lanes(SUM_TYPE value, uint first_offset) {
     return value;
 }
 
+// Element (i, l) of A as a number (0 past m or k).
+SUM_TYPE a_element(uint a_base, uint i, uint l) {
+    if (i >= params.m || l >= params.k) {
+        return SUM_TYPE(0);
+    }
+    const uint index = a_base + (A_ROW_MAJOR ? i * params.lda + l : i + l * params.lda);
+    return chunk_element(uvec4(uint(a_bits[index]), 0u, 0u, 0u), 0);
+}
+
 void main() {
     const uint batch = gl_WorkGroupID.z;
     const uint row_start = gl_WorkGroupID.x * BLOCK_M;
@@ -182,31 +193,57 @@ void main() {
         }
     } else {
         // ---- N lanes ----
-        // Each step reads VEC consecutive rows of B at the invocation's columns (VEC
-        // independent 128-bit loads in flight) and the matching chunk along k of each row
-        // of A (one 128-bit load per row where A is row-major).
         const uint lane_n = invocation % LANES_N;
         const uint k_group = invocation / LANES_N;
         const uint chunk_column = column_start + lane_n * ELEMENTS_PER_VECTOR;
-        const uint a_leading = A_ROW_MAJOR ? params.lda : 1u;
-        const uint a_stride = A_ROW_MAJOR ? 1u : params.lda;
-        for (uint k_start = k_group * ELEMENTS_PER_VECTOR; k_start < params.k;
-             k_start += K_GROUPS * ELEMENTS_PER_VECTOR) {
-            uvec4 b_rows[ELEMENTS_PER_VECTOR];
-            uvec4 a_chunks[BLOCK_M];
-            UNROLL_UNLESS_EMULATED for (uint e = 0; e < ELEMENTS_PER_VECTOR; ++e) {
-                b_rows[e] = read_b_chunk(b_base, params.ldb, k_start + e, chunk_column, params.k,
-                                         params.n, b_vector_aligned, 1u);
-            }
-            UNROLL_UNLESS_EMULATED for (uint r = 0; r < BLOCK_M; ++r) {
-                a_chunks[r] = read_a_chunk(a_base, a_leading, row_start + r, k_start, params.m,
-                                           params.k, a_vector_aligned, a_stride);
-            }
-            UNROLL_UNLESS_EMULATED for (uint e = 0; e < ELEMENTS_PER_VECTOR; ++e) {
-                UNROLL_UNLESS_EMULATED for (uint v = 0; v < ELEMENTS_PER_VECTOR; ++v) {
-                    const SUM_TYPE b = chunk_element(b_rows[e], v);
+        if (BLOCK_M <= 2) {
+            // Rows k_group, k_group + K_GROUPS, ...: K_UNROLL rows of B per step, A's
+            // elements as scalars (one or two per row of B).
+            for (uint k_first = k_group; k_first < params.k; k_first += K_UNROLL * K_GROUPS) {
+                uvec4 b_chunks[K_UNROLL];
+                SUM_TYPE a_values[K_UNROLL * BLOCK_M];
+                UNROLL_UNLESS_EMULATED for (uint u = 0; u < K_UNROLL; ++u) {
+                    const uint l = k_first + u * K_GROUPS;
+                    b_chunks[u] = read_b_chunk(b_base, params.ldb, l, chunk_column, params.k,
+                                               params.n, b_vector_aligned, 1u);
                     UNROLL_UNLESS_EMULATED for (uint r = 0; r < BLOCK_M; ++r) {
-                        sums[r * ELEMENTS_PER_VECTOR + v] += chunk_element(a_chunks[r], e) * b;
+                        a_values[u * BLOCK_M + r] = a_element(a_base, row_start + r, l);
+                    }
+                }
+                UNROLL_UNLESS_EMULATED for (uint u = 0; u < K_UNROLL; ++u) {
+                    UNROLL_UNLESS_EMULATED for (uint e = 0; e < ELEMENTS_PER_VECTOR; ++e) {
+                        const SUM_TYPE b = chunk_element(b_chunks[u], e);
+                        UNROLL_UNLESS_EMULATED for (uint r = 0; r < BLOCK_M; ++r) {
+                            sums[r * ELEMENTS_PER_VECTOR + e] += a_values[u * BLOCK_M + r] * b;
+                        }
+                    }
+                }
+            }
+        } else {
+            // Rows VEC*k_group .. VEC*k_group + VEC-1, then K_GROUPS*VEC rows on: VEC rows of
+            // B per step (VEC independent 128-bit loads in flight) and the matching chunk
+            // along k of each row of A (one 128-bit load per row where A is row-major), so
+            // that A costs one load per row of B however many rows there are.
+            const uint a_leading = A_ROW_MAJOR ? params.lda : 1u;
+            const uint a_stride = A_ROW_MAJOR ? 1u : params.lda;
+            for (uint k_start = k_group * ELEMENTS_PER_VECTOR; k_start < params.k;
+                 k_start += K_GROUPS * ELEMENTS_PER_VECTOR) {
+                uvec4 b_rows[ELEMENTS_PER_VECTOR];
+                uvec4 a_chunks[BLOCK_M];
+                UNROLL_UNLESS_EMULATED for (uint e = 0; e < ELEMENTS_PER_VECTOR; ++e) {
+                    b_rows[e] = read_b_chunk(b_base, params.ldb, k_start + e, chunk_column,
+                                             params.k, params.n, b_vector_aligned, 1u);
+                }
+                UNROLL_UNLESS_EMULATED for (uint r = 0; r < BLOCK_M; ++r) {
+                    a_chunks[r] = read_a_chunk(a_base, a_leading, row_start + r, k_start,
+                                               params.m, params.k, a_vector_aligned, a_stride);
+                }
+                UNROLL_UNLESS_EMULATED for (uint e = 0; e < ELEMENTS_PER_VECTOR; ++e) {
+                    UNROLL_UNLESS_EMULATED for (uint v = 0; v < ELEMENTS_PER_VECTOR; ++v) {
+                        const SUM_TYPE b = chunk_element(b_rows[e], v);
+                        UNROLL_UNLESS_EMULATED for (uint r = 0; r < BLOCK_M; ++r) {
+                            sums[r * ELEMENTS_PER_VECTOR + v] += chunk_element(a_chunks[r], e) * b;
+                        }
                     }
                 }
             }

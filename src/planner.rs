@@ -7,9 +7,8 @@
 //! 2. **B staging** — [`StagedB::choose`]: where the backend's kernel wants B K-contiguous
 //!    and B is row-major, B is copied first and the rest of the plan is for the copy.
 //! 3. **Split-K** — [`SplitK::choose`] on the backend's heuristic tile (automatic splits only
-//!    where measured to pay, on a GPU: SIMT, and the skinny kernel with row-major B; see
-//!    `KernelConfig::split_target`), kept only if every partial GEMM runs on the same
-//!    backend.
+//!    where measured to pay, on a GPU: SIMT's, see `KernelConfig::split_target`), kept only
+//!    if every partial GEMM runs on the same backend.
 //! 4. **Configuration** — per kernel launch (the GEMM, or a split's batch of equal slices and its remainder): the tuner's
 //!    winner for its shape class, else the backend's heuristic ([`Backend::choose`]).
 //!

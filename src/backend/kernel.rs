@@ -55,16 +55,13 @@ impl KernelConfig {
 
     /// The workgroups a GEMM of this configuration should have before automatic split-K
     /// ([`SplitKChoice::Auto`](crate::SplitKChoice::Auto)) stops cutting K, or `None` where
-    /// it never splits: SIMT's 256; the skinny kernel's with row-major B 1024 (its
-    /// workgroups read 32-byte strips of B, and on the H100 a 1 x 4096 x 14336 product
-    /// reads B 3.7x faster in 1024 of them than in 256); the cooperative-matrix kernels'
-    /// none (their f32 partials cost more than the idle tensor cores).
+    /// it never splits: SIMT's 256; none for the coopmat backend's kernels (the
+    /// cooperative-matrix kernels' f32 partials cost more than the idle tensor cores, and
+    /// the skinny kernel splits K inside its workgroups; on the H100 an automatic split of
+    /// it lost 5-10 %, `docs/benchmarks.md`, decode).
     pub(crate) fn split_target(&self) -> Option<u64> {
         match self {
             KernelConfig::Simt(_) => Some(crate::split_k::TARGET_WORKGROUPS),
-            KernelConfig::Coopmat(crate::config::CoopmatPlan::Skinny(config)) => config
-                .n_lanes
-                .then_some(4 * crate::split_k::TARGET_WORKGROUPS),
             _ => None,
         }
     }

@@ -262,12 +262,9 @@ pub struct SkinnyConfig {
     pub subgroup_size: u32,
     /// Subgroups per workgroup.
     pub subgroups: u32,
-    /// 16-byte chunks along K each invocation loads before it sums them (K lanes; 1 with
-    /// N lanes, which load a chunk's worth of rows of B per step).
+    /// 16-byte chunks along K (K lanes), or rows of B (N lanes with at most 2 rows per
+    /// workgroup), each invocation loads before it sums them.
     pub k_unroll: u32,
-    /// Whether invocations lie side by side along rows of B (B row-major: "N lanes"),
-    /// rather than along K (B K-contiguous).
-    pub n_lanes: bool,
 }
 
 impl SkinnyConfig {
@@ -338,14 +335,12 @@ impl SkinnyConfig {
             subgroup_size,
             subgroups,
             k_unroll,
-            n_lanes: b_row_major,
         };
         let mut list = Vec::new();
         if b_row_major {
             // Chunks side by side along a row of B (at most a subgroup's worth): 2 (32 bytes,
-            // the most workgroups short of single chunks; split-K adds more, see
-            // `KernelConfig::split_target`), 1 for narrow B (the measurements:
-            // `docs/benchmarks.md`, decode).
+            // the most workgroups short of single chunks), 1 for narrow B (the
+            // measurements: `docs/benchmarks.md`, decode).
             let lanes = |list: &[u32]| -> Vec<u32> {
                 list.iter()
                     .copied()
@@ -357,12 +352,20 @@ impl SkinnyConfig {
             } else {
                 1
             };
+            // Rows of B per step where A's elements are scalars (at most 2 rows of C per
+            // workgroup; see the kernel's header); unused otherwise.
+            let unroll = |block_m: u32| if block_m <= 2 { 2 } else { 1 };
             let subgroups = (256 / subgroup_size).max(1);
-            list.push(config(block_m, first * vector, subgroups, 1));
+            list.push(config(block_m, first * vector, subgroups, unroll(block_m)));
             for lanes in lanes(&[2, 4, 8, 1, 16]) {
                 for bm in [block_m, half_block_m] {
-                    list.push(config(bm, lanes * vector, subgroups, 1));
-                    list.push(config(bm, lanes * vector, subgroups.div_ceil(2), 1));
+                    list.push(config(bm, lanes * vector, subgroups, unroll(bm)));
+                    list.push(config(
+                        bm,
+                        lanes * vector,
+                        subgroups.div_ceil(2),
+                        2 * unroll(bm),
+                    ));
                 }
             }
         } else {

@@ -199,11 +199,13 @@ impl CoopmatPlan {
     }
 
     /// Whether [`Context::pack_b`](crate::Context::pack_b) packs B with K contiguous for
-    /// it (coopmat2 with 8-bit inputs) rather than in column panels.
+    /// it (coopmat2 with 8-bit inputs, and the skinny kernel) rather than in column panels.
     pub fn packs_b_k_contiguous(&self) -> bool {
         match self {
-            CoopmatPlan::Subgroup(_) | CoopmatPlan::Skinny(_) => false,
+            CoopmatPlan::Subgroup(_) => false,
             CoopmatPlan::WorkgroupScope(config) => config.packs_b_k_contiguous(),
+            // Its K lanes read K-contiguous B fastest, and it takes no column panels.
+            CoopmatPlan::Skinny(_) => true,
         }
     }
 

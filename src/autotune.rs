@@ -83,8 +83,10 @@ pub(crate) struct Tuner {
     file: Option<CacheFile>,
 }
 
-/// GEMMs that share a winner: types, each of m, n, k rounded up to a power of two (16 at
-/// least), batched or not, the three operand orders and whether an epilogue runs.
+/// GEMMs that share a winner: types, each of m, n, k rounded up to a power of two (n and k
+/// 16 at least; m from 1, because GEMMs of few rows run the skinny kernel, whose
+/// configurations follow the rows), batched or not, the three operand orders and whether an
+/// epilogue runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct ShapeClass {
     types: GemmTypes,
@@ -100,7 +102,7 @@ impl ShapeClass {
         let bucket = |value: u32| value.max(16).next_power_of_two();
         ShapeClass {
             types: g.types,
-            size: [bucket(g.m), bucket(g.n), bucket(g.k)],
+            size: [g.m.max(1).next_power_of_two(), bucket(g.n), bucket(g.k)],
             batched: g.batch > 1,
             orders: [gemm.a.order, gemm.b.order, gemm.c.order],
             epilogue: !g.epilogue.is_identity(),

@@ -94,3 +94,26 @@ fn few_rows_plan_the_skinny_kernel() {
     let gemm = Gemm::new(1, 4096, 4096).types(GemmTypes::F16_F32);
     assert!(!is_skinny(&off, &gemm), "skinny_rows = 0 turns it off");
 }
+
+/// Tuning times every configuration of the skinny kernel (all of them must build and run),
+/// and the winner it keeps computes the right answer.
+#[test]
+fn tuning_runs_every_skinny_configuration() {
+    let Some(context) = backend_for(BackendKind::Coopmat, GemmTypes::F16_F32) else {
+        return;
+    };
+    if !common::skinny_expected() {
+        return;
+    }
+    let mut failures = Vec::new();
+    for (index, m) in [1, 4, 8, 16].into_iter().enumerate() {
+        for b in [MatrixLayout::row_major(), MatrixLayout::column_major()] {
+            let gemm = Gemm::new(m, 200, 300).types(GemmTypes::F16_F32).b(b);
+            let info = context.tune(&[gemm]).expect("tuning");
+            if let Err(message) = check_any_guarded(&context, &gemm, 1700 + index as u64) {
+                failures.push(format!("tuned {}: {message}", info[0].config));
+            }
+        }
+    }
+    assert_none_failed(&failures);
+}

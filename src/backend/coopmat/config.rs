@@ -275,6 +275,8 @@ impl SkinnyConfig {
     pub const DEFAULT_MAX_ROWS: u32 = 16;
     /// The most rows of C one workgroup computes.
     pub const MAX_BLOCK_M: u32 = 8;
+    /// The most rows of C per workgroup the heuristic chooses.
+    const HEURISTIC_BLOCK_M: u32 = 4;
     /// The most partial sums one invocation keeps.
     const MAX_SUMS: u32 = 64;
     /// Workgroups the heuristic wants before it stops narrowing the blocks: two per
@@ -295,9 +297,13 @@ impl SkinnyConfig {
     /// with B row-major (`b_row_major`) or K-contiguous, the heuristic's first, then the
     /// alternatives tuning measures.
     ///
-    /// Rows are split into at most 8 per workgroup, evenly, rounded up to a power of two. With K-contiguous B a workgroup
-    /// takes as many columns as rows (at least 2, at most 8), so that it reads no more of A
-    /// than of B; with row-major B, 2 chunks side by side along a row of B (32 bytes).
+    /// The heuristic follows what tuning picked on the H100 (`docs/benchmarks.md`, decode):
+    /// at most 4 rows per workgroup (more cost more in registers than the extra reads of B
+    /// from L2 save), split evenly and rounded up to a power of two. With K-contiguous B a
+    /// workgroup takes as many columns as rows (at least 2), so that it reads no more of A
+    /// than of B. With row-major B, up to 8 chunks side by side along a row of B (128
+    /// bytes) while the GPU still gets 256 workgroups, and for 1 or 2 rows, which load A as
+    /// scalars, while it gets 512.
     ///
     /// ```
     /// use coopgemm::config::{KernelVariant, SkinnyConfig};
@@ -305,9 +311,11 @@ impl SkinnyConfig {
     /// let first = SkinnyConfig::candidates(f16, 1, 14336, 1, false, 32)[0];
     /// assert_eq!((first.block_m, first.block_n), (1, 2));
     /// let first = SkinnyConfig::candidates(f16, 16, 4096, 1, false, 32)[0];
-    /// assert_eq!((first.block_m, first.block_n), (8, 8));
-    /// let first = SkinnyConfig::candidates(f16, 1, 14336, 1, true, 32)[0];
-    /// assert_eq!((first.block_m, first.block_n), (1, 16));
+    /// assert_eq!((first.block_m, first.block_n, first.k_unroll), (4, 4, 1));
+    /// let first = SkinnyConfig::candidates(f16, 1, 4096, 1, true, 32)[0];
+    /// assert_eq!((first.block_m, first.block_n), (1, 8));
+    /// let first = SkinnyConfig::candidates(f16, 16, 4096, 1, true, 32)[0];
+    /// assert_eq!((first.block_m, first.block_n), (4, 64));
     /// ```
     pub fn candidates(
         variant: KernelVariant,
@@ -318,18 +326,20 @@ impl SkinnyConfig {
         subgroup_size: u32,
     ) -> Vec<SkinnyConfig> {
         let vector = 16 / variant.types.input.size_bytes() as u32;
-        let max_block_m = if b_row_major {
-            (Self::MAX_SUMS / vector).clamp(1, Self::MAX_BLOCK_M)
-        } else {
-            Self::MAX_BLOCK_M
-        };
-        // Rows per workgroup: a power of two (few pipelines), at most `max_block_m`.
-        let row_blocks = m.max(1).div_ceil(max_block_m);
+        let row_blocks = m.max(1).div_ceil(Self::HEURISTIC_BLOCK_M);
         let block_m = m.max(1).div_ceil(row_blocks).next_power_of_two();
-        // Half as many rows per workgroup (fewer partial sums, more workgroups), for tuning.
-        let half_block_m = (block_m / 2).max(1);
-        let workgroups =
-            |block_n: u32| row_blocks as u64 * n.div_ceil(block_n) as u64 * batch.max(1) as u64;
+        // Alternatives for tuning: twice and half as many rows per workgroup.
+        let other_block_m: Vec<u32> = [2 * block_m, block_m / 2]
+            .into_iter()
+            .filter(|&bm| {
+                (1..=Self::MAX_BLOCK_M).contains(&bm)
+                    && bm < 2 * m.max(1)
+                    && (!b_row_major || bm * vector <= Self::MAX_SUMS)
+            })
+            .collect();
+        let workgroups = |block_m: u32, block_n: u32| {
+            m.max(1).div_ceil(block_m) as u64 * n.div_ceil(block_n) as u64 * batch.max(1) as u64
+        };
         let config = |block_m, block_n, subgroups, k_unroll| SkinnyConfig {
             variant,
             block_m,
@@ -340,27 +350,29 @@ impl SkinnyConfig {
         };
         let mut list = Vec::new();
         if b_row_major {
-            // Chunks side by side along a row of B (at most a subgroup's worth): 2 (32 bytes,
-            // the most workgroups short of single chunks), 1 for narrow B (the
-            // measurements: `docs/benchmarks.md`, decode).
             let lanes = |list: &[u32]| -> Vec<u32> {
                 list.iter()
                     .copied()
                     .filter(|&l| l <= subgroup_size)
                     .collect()
             };
-            let first = if workgroups(2 * vector) >= Self::TARGET_WORKGROUPS / 2 {
-                2
+            // At most 2 rows: A's elements as scalars, 2 rows of B per step.
+            let scalar_a = |block_m: u32| block_m <= 2;
+            let unroll = |block_m: u32| if scalar_a(block_m) { 2 } else { 1 };
+            let (candidates, target) = if scalar_a(block_m) {
+                (lanes(&[4, 2, 1]), 2 * Self::TARGET_WORKGROUPS)
             } else {
-                1
+                (lanes(&[8, 4, 2, 1]), Self::TARGET_WORKGROUPS)
             };
-            // Rows of B per step where A's elements are scalars (at most 2 rows of C per
-            // workgroup; see the kernel's header); unused otherwise.
-            let unroll = |block_m: u32| if block_m <= 2 { 2 } else { 1 };
+            let first = candidates
+                .iter()
+                .copied()
+                .find(|&l| workgroups(block_m, l * vector) >= target)
+                .unwrap_or(1);
             let subgroups = (256 / subgroup_size).max(1);
             list.push(config(block_m, first * vector, subgroups, unroll(block_m)));
-            for lanes in lanes(&[2, 4, 8, 1, 16]) {
-                for bm in [block_m, half_block_m] {
+            for bm in std::iter::once(block_m).chain(other_block_m) {
+                for lanes in lanes(&[1, 2, 4, 8, 16]) {
                     list.push(config(bm, lanes * vector, subgroups, unroll(bm)));
                     list.push(config(
                         bm,
@@ -371,18 +383,17 @@ impl SkinnyConfig {
                 }
             }
         } else {
-            let mut first = block_m.next_power_of_two().clamp(2, 8);
-            while first > 1 && workgroups(first) < Self::TARGET_WORKGROUPS {
-                first /= 2;
-            }
             let subgroups = (128 / subgroup_size).max(1);
-            list.push(config(block_m, first, subgroups, 2));
-            for bm in [block_m, half_block_m] {
+            let first_unroll = if block_m == 1 { 2 } else { 1 };
+            list.push(config(block_m, block_m.max(2), subgroups, first_unroll));
+            for bm in std::iter::once(block_m).chain(other_block_m) {
                 for block_n in [1, 2, 4, 8] {
                     if bm * block_n <= Self::MAX_SUMS {
-                        list.push(config(bm, block_n, subgroups, 1));
-                        list.push(config(bm, block_n, subgroups, 4));
-                        list.push(config(bm, block_n, subgroups * 2, 2));
+                        for (subgroups, k_unroll) in
+                            [(subgroups, 1), (subgroups, 2), (2 * subgroups, 2)]
+                        {
+                            list.push(config(bm, block_n, subgroups, k_unroll));
+                        }
                     }
                 }
             }

@@ -67,7 +67,8 @@ backend_tests! {
     }
 }
 
-/// The planner sends GEMMs of up to `skinny_rows` rows to the skinny kernel, and no others;
+/// The planner sends GEMMs of up to `skinny_rows` rows (32 by default) to the skinny kernel,
+/// and no others;
 /// 0 turns it off. Decode shapes with both layouts of B (torch.nn.Linear's weights are
 /// column-major B).
 #[test]
@@ -79,12 +80,12 @@ fn few_rows_plan_the_skinny_kernel() {
         return;
     }
     for b in [MatrixLayout::row_major(), MatrixLayout::column_major()] {
-        for m in [1, 16] {
+        for m in [1, 16, 32] {
             let gemm = Gemm::new(m, 4096, 4096).types(GemmTypes::F16_F32).b(b);
             assert!(is_skinny(&context, &gemm), "{m} rows, {:?}", b.order);
         }
-        let gemm = Gemm::new(17, 4096, 4096).types(GemmTypes::F16_F32).b(b);
-        assert!(!is_skinny(&context, &gemm), "17 rows");
+        let gemm = Gemm::new(33, 4096, 4096).types(GemmTypes::F16_F32).b(b);
+        assert!(!is_skinny(&context, &gemm), "33 rows");
     }
     let mut options = test_options();
     options.kernel_overrides.skinny_rows = 0;

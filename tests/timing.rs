@@ -64,9 +64,9 @@ fn every_backend_times_its_dispatches() {
         for (kind, handle) in backends_for(types) {
             let split = handle.with_split_k(SplitKChoice::Slices(2));
             for (what, handle) in [("unsplit", &handle), ("split-K", &split)] {
-                // 32³, not smaller: GEMMs of up to 16 rows run on another kernel (the coopmat
+                // 64³, not smaller: GEMMs of up to 32 rows run on another kernel (the coopmat
                 // backend's skinny one), and this compares one kernel's times.
-                let small = median_time(handle, 32, types, 5);
+                let small = median_time(handle, 64, types, 5);
                 let large = median_time(handle, 256, types, 5);
                 let (Some(small), Some(large)) = (small, large) else {
                     assert!(!has_timestamps, "{kind} {what} {types}: no GPU times");
@@ -74,7 +74,7 @@ fn every_backend_times_its_dispatches() {
                 };
                 assert!(
                     large > small,
-                    "{kind} {what} {types}: 256³ took {large:?}, 32³ {small:?}"
+                    "{kind} {what} {types}: 256³ took {large:?}, 64³ {small:?}"
                 );
                 timed += 1;
             }

@@ -301,7 +301,7 @@ pub const SKINNY_TYPES: [GemmTypes; 7] = [
     GemmTypes::I8_I32,
 ];
 
-/// GEMMs of 1 to 16 rows (the skinny kernel's default range), run guarded: every operand
+/// GEMMs of 1 to 32 rows (the skinny kernel's default range), run guarded: every operand
 /// order, rows that split evenly or not into blocks of up to 8, n that ends inside a block
 /// and k that ends inside a 16-byte chunk or spans several of the workgroup's strides,
 /// leading dimensions that keep or break vector alignment, offsets, batches with gaps and
@@ -319,6 +319,7 @@ pub fn skinny_cases() -> Vec<Gemm> {
         (16, 70, 300),
         (13, 1, 9),
         (2, 300, 1),
+        (27, 45, 130),
     ]
     .iter()
     .enumerate()

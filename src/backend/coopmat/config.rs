@@ -271,8 +271,10 @@ pub struct SkinnyConfig {
 
 impl SkinnyConfig {
     /// GEMMs with at most this many rows run on the skinny kernel unless
-    /// [`KernelOverrides::skinny_rows`](crate::KernelOverrides::skinny_rows) says otherwise.
-    pub const DEFAULT_MAX_ROWS: u32 = 16;
+    /// [`KernelOverrides::skinny_rows`](crate::KernelOverrides::skinny_rows) says otherwise:
+    /// on the H100 it beats the coopmat2 kernel up to 32 rows (at 4096 x 4096 and
+    /// 4096 x 14336; 1.3-2x at 32 rows) and loses at 64 (`docs/benchmarks.md`, decode).
+    pub const DEFAULT_MAX_ROWS: u32 = 32;
     /// The most rows of C one workgroup computes.
     pub const MAX_BLOCK_M: u32 = 8;
     /// The most rows of C per workgroup the heuristic chooses.

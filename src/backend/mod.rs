@@ -183,7 +183,8 @@ pub(crate) fn tile_grid(
 
 /// The dispatch grid of a kernel whose workgroups own `tile` (rows, columns) of C, with the
 /// row blocks along x (so that the workgroups reading the same columns of B run together)
-/// and the column blocks along y.
+/// and the column blocks along y: the coopmat backend's skinny kernel's (Vulkan only).
+#[cfg(vulkan_interop)]
 pub(crate) fn row_block_grid(
     gemm: &ResolvedGemm,
     tile: (u32, u32),

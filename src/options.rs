@@ -191,9 +191,9 @@ pub enum AutotuneChoice {
 #[non_exhaustive]
 pub enum SplitKChoice {
     /// Split GEMMs whose output has too few tiles for the GPU and whose K is long, on the
-    /// SIMT backend (not on CPU drivers, which have few cores to fill). The cooperative-matrix kernels are not split
-    /// automatically: on the H100 their f32 partials cost more than the idle tensor cores
-    /// (measurements in `docs/benchmarks.md`).
+    /// SIMT backend (not on CPU drivers, which have few cores to fill). The cooperative-matrix
+    /// kernels are not split automatically: on the H100 their f32 partials cost more than the
+    /// idle tensor cores (measurements in `docs/benchmarks.md`).
     #[default]
     Auto,
     /// Never split.

@@ -7,8 +7,8 @@
 //! 2. **B staging** — [`StagedB::choose`]: where the backend's kernel wants B K-contiguous
 //!    and B is row-major, B is copied first and the rest of the plan is for the copy.
 //! 3. **Split-K** — [`SplitK::choose`] on the backend's heuristic tile (automatic splits only
-//!    where measured to pay, on a GPU: SIMT's, see `KernelConfig::split_target`), kept only
-//!    if every partial GEMM runs on the same backend.
+//!    where measured to pay: SIMT on a GPU), kept only if every partial GEMM runs on the same
+//!    backend.
 //! 4. **Configuration** — per kernel launch (the GEMM, or a split's batch of equal slices and its remainder): the tuner's
 //!    winner for its shape class, else the backend's heuristic ([`Backend::choose`]).
 //!
@@ -230,13 +230,10 @@ impl Planner {
         choice: SplitKChoice,
     ) -> Option<SplitK> {
         let limit = self.device.limits().max_storage_buffer_binding_size;
-        // Automatic splits only where measured to pay, on a GPU (see SplitKChoice::Auto).
-        let chosen = backend.choose(gemm).ok();
-        let auto_target = chosen
-            .and_then(|config| config.split_target())
-            .filter(|_| !self.is_cpu);
-        let tile = || chosen.map(|config| config.tile());
-        let split = SplitK::choose(gemm, tile, choice, auto_target, limit)?;
+        // Automatic splits only where measured to pay: SIMT on a GPU (see SplitKChoice::Auto).
+        let auto_allowed = !self.is_cpu && backend.kind() == BackendKind::Simt;
+        let tile = || backend.choose(gemm).ok().map(|config| config.tile());
+        let split = SplitK::choose(gemm, tile, choice, auto_allowed, limit)?;
         // The partial GEMMs must run on the same backend.
         split
             .partial_gemms(gemm)

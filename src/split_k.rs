@@ -29,9 +29,9 @@ use crate::types::{DType, GemmTypes};
 /// The WGSL body of the reduction pass.
 pub const SPLIT_K_REDUCE_WGSL: &str = include_str!("../wgsl/split_k_reduce.wgsl");
 
-/// Workgroups a GEMM should have before splitting stops paying, for most kernels: enough to
-/// fill a GPU of ~130 multiprocessors twice (see `KernelConfig::split_target`).
-pub(crate) const TARGET_WORKGROUPS: u64 = 256;
+/// Workgroups a GEMM should have before splitting stops paying: enough to fill a GPU of
+/// ~130 multiprocessors twice.
+const TARGET_WORKGROUPS: u64 = 256;
 /// The shortest K range worth a slice under `Auto` (the measurement: `docs/benchmarks.md`,
 /// SIMT).
 const MIN_SLICE_K: u32 = 1024;
@@ -57,7 +57,7 @@ impl SplitK {
         gemm: &ResolvedGemm,
         tile: impl FnOnce() -> Option<(u32, u32)>,
         choice: SplitKChoice,
-        auto_target: Option<u64>,
+        auto_allowed: bool,
         max_binding_bytes: u64,
     ) -> Option<SplitK> {
         let g = &gemm.gemm;
@@ -65,7 +65,7 @@ impl SplitK {
         if g.batch != 1 || gemm.is_empty() || g.types.accumulate != DType::F32 || g.k < 2 {
             return None;
         }
-        if choice == SplitKChoice::Off || (choice == SplitKChoice::Auto && auto_target.is_none()) {
+        if choice == SplitKChoice::Off || (choice == SplitKChoice::Auto && !auto_allowed) {
             return None;
         }
         let tile = tile()?;
@@ -75,11 +75,10 @@ impl SplitK {
             SplitKChoice::Auto => {
                 let tiles =
                     (g.m.div_ceil(tile.0.max(1)) as u64) * (g.n.div_ceil(tile.1.max(1)) as u64);
-                let target = auto_target.unwrap_or(TARGET_WORKGROUPS);
-                if tiles * 2 > target {
+                if tiles * 2 > TARGET_WORKGROUPS {
                     return None;
                 }
-                ((target / tiles) as u32)
+                ((TARGET_WORKGROUPS / tiles) as u32)
                     .min(g.k / MIN_SLICE_K)
                     .min(MAX_SLICES)
             }

@@ -53,19 +53,6 @@ impl KernelConfig {
         }
     }
 
-    /// The workgroups a GEMM of this configuration should have before automatic split-K
-    /// ([`SplitKChoice::Auto`](crate::SplitKChoice::Auto)) stops cutting K, or `None` where
-    /// it never splits: SIMT's 256; none for the coopmat backend's kernels (the
-    /// cooperative-matrix kernels' f32 partials cost more than the idle tensor cores, and
-    /// the skinny kernel splits K inside its workgroups; on the H100 an automatic split of
-    /// it lost 5-10 %, `docs/benchmarks.md`, decode).
-    pub(crate) fn split_target(&self) -> Option<u64> {
-        match self {
-            KernelConfig::Simt(_) => Some(crate::split_k::TARGET_WORKGROUPS),
-            _ => None,
-        }
-    }
-
     /// How [`Context::pack_b`](crate::Context::pack_b) lays B out for it: column panels of
     /// its tile width, or K-contiguous where its kernel reads B fastest that way.
     pub(crate) fn packed_form(&self) -> PackedForm {

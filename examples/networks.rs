@@ -9,7 +9,9 @@
 //!
 //! Times are wall-clock medians of back-to-back runs (each sample runs the network enough
 //! times to take about 50 ms, then waits for the queue), so per-run submission work is
-//! included where it exceeds the GPU time.
+//! included where it exceeds the GPU time; and, where the device has timestamp queries, the
+//! median GPU time of the dispatches (`Context::time_mlp_on_gpu`; layer by layer, the sum of
+//! each layer GEMM's median `Context::time_on_gpu`).
 
 use std::time::{Duration, Instant};
 
@@ -56,6 +58,8 @@ struct Record {
     path: String,
     io: String,
     ms: f64,
+    /// Median GPU time of the dispatches, where the device has timestamp queries.
+    gpu_ms: Option<f64>,
     tflops: f64,
     io_gbs: f64,
     verified: bool,
@@ -104,6 +108,12 @@ fn time_runs(context: &Context, mut run: impl FnMut(), samples: usize) -> f64 {
         .collect();
     times.sort_by(f64::total_cmp);
     times[times.len() / 2]
+}
+
+/// The median of `times` in seconds.
+fn median_seconds(mut times: Vec<Duration>) -> f64 {
+    times.sort();
+    times[times.len() / 2].as_secs_f64()
 }
 
 /// Checks the first and last `block` rows of `output` against the reference.
@@ -180,8 +190,13 @@ impl LayerByLayer {
         Some(path)
     }
 
-    fn run(&self, context: &Context, input: &wgpu::Buffer, output: &wgpu::Buffer) {
-        for (layer, gemm) in self.gemms.iter().enumerate() {
+    /// Each layer's GEMM with its buffers.
+    fn layers<'a>(
+        &'a self,
+        input: &'a wgpu::Buffer,
+        output: &'a wgpu::Buffer,
+    ) -> impl Iterator<Item = (&'a Gemm, GemmBuffers<'a>)> {
+        self.gemms.iter().enumerate().map(move |(layer, gemm)| {
             let a = if layer == 0 {
                 input
             } else {
@@ -190,8 +205,32 @@ impl LayerByLayer {
             let c = self.hidden.get(layer).unwrap_or(output);
             let buffers =
                 GemmBuffers::new(a, &self.weights[layer], c).with_bias(&self.biases[layer]);
+            (gemm, buffers)
+        })
+    }
+
+    fn run(&self, context: &Context, input: &wgpu::Buffer, output: &wgpu::Buffer) {
+        for (gemm, buffers) in self.layers(input, output) {
             context.run(gemm, &buffers).expect("layer GEMM");
         }
+    }
+
+    /// The sum of the layers' median GPU times, where the device has timestamp queries.
+    fn gpu_seconds(
+        &self,
+        context: &Context,
+        input: &wgpu::Buffer,
+        output: &wgpu::Buffer,
+        samples: usize,
+    ) -> Option<f64> {
+        self.layers(input, output)
+            .map(|(gemm, buffers)| {
+                let times = context
+                    .time_on_gpu(gemm, &buffers, samples)
+                    .expect("GPU time");
+                times.map(median_seconds)
+            })
+            .sum()
     }
 }
 
@@ -228,7 +267,7 @@ fn main() {
                 .expect("upload");
             let flops = desc.flops_per_row() as f64 * f64::from(rows);
             let bytes = (inputs + outputs) as f64 * 2.0;
-            let mut record = |path: String, plan: String, seconds: f64| {
+            let mut record = |path: String, plan: String, seconds: f64, gpu: Option<f64>| {
                 let result: Vec<f16> =
                     pollster::block_on(context.download(&output, outputs)).expect("download");
                 let (verified, worst) = verify(&mlp, &host_input, &result, rows);
@@ -240,6 +279,7 @@ fn main() {
                     path,
                     io: MlpIo::F16.to_string(),
                     ms: seconds * 1e3,
+                    gpu_ms: gpu.map(|gpu| gpu * 1e3),
                     tflops: flops / seconds / 1e12,
                     io_gbs: bytes / seconds / 1e9,
                     verified,
@@ -247,8 +287,9 @@ fn main() {
                     plan,
                     timing: "wall-clock, back-to-back",
                 };
+                let gpu = r.gpu_ms.map_or("-".into(), |ms| format!("{ms:.4}"));
                 println!(
-                    "{:7} rows {:8} {:16} {:9.4} ms {:7.2} TFLOP/s {:7.1} GB/s  verified {} ({:.2} of tolerance)",
+                    "{:7} rows {:8} {:16} {:9.4} ms (GPU {gpu} ms) {:7.2} TFLOP/s {:7.1} GB/s  verified {} ({:.2} of tolerance)",
                     r.net, r.rows, r.path, r.ms, r.tflops, r.io_gbs, r.verified, r.worst_tolerance_ratio
                 );
                 records.push(r);
@@ -275,7 +316,11 @@ fn main() {
                     },
                     args.samples,
                 );
-                record(format!("fused-{kernel}"), plan.to_string(), seconds);
+                let gpu = context
+                    .time_mlp_on_gpu(&forced, &buffers, args.samples)
+                    .expect("GPU time")
+                    .map(median_seconds);
+                record(format!("fused-{kernel}"), plan.to_string(), seconds, gpu);
             }
             if !args.no_layer_by_layer {
                 if let Some(path) = LayerByLayer::new(&context, &mlp, rows) {
@@ -293,7 +338,8 @@ fn main() {
                         .plan(&path.gemms[0])
                         .map(|p| p.kernel.to_string())
                         .unwrap_or_default();
-                    record("layer-by-layer".into(), plan, seconds);
+                    let gpu = path.gpu_seconds(&context, &input, &output, args.samples);
+                    record("layer-by-layer".into(), plan, seconds, gpu);
                 }
             }
         }

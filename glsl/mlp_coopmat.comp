@@ -8,17 +8,26 @@
 // activations in shared memory (f16) through every layer: only the input is read from and
 // the output written to memory (tiny-cuda-nn's fully fused MLP, on Vulkan).
 //
-// Per layer (k inputs, n outputs, both padded to multiples of 16):
+// The input block is read first, with 16-byte loads where its rows are 16-byte aligned (all
+// loads of an invocation in flight before it stores any), element by element elsewhere.
+// Then per layer (k inputs, n outputs, both padded to multiples of 16):
 //   1. subgroup s owns output-column tile s (16 columns) for all row tiles, or, when the
 //      layer has fewer column tiles than subgroups, a share of the row tiles of column tile
-//      s % column_tiles; it streams the layer's weights for its columns (16x16 B fragments,
-//      from the weights buffer, L1-resident) once per 16 inputs and multiplies every row
-//      tile it owns by them, accumulating in f32 registers;
+//      s % column_tiles. Its accumulators start as the bias tile (loaded once); per 16
+//      inputs it loads one 16x16 fragment of the layer's weights for its columns (from the
+//      weights buffer, L1-resident) and multiplies every row tile it owns by it, summing
+//      in f32 registers;
 //   2. barrier (every subgroup has read the layer's input activations);
-//   3. the accumulators, which started as the bias, get the activation in registers; a
-//      hidden layer stores them as f16 into the activations, the last layer through the
-//      subgroup's scratch tile into the output (rows and columns bounds-checked);
+//   3. the activation in registers; a hidden layer stores the tiles as f16 into the
+//      activations, the last layer into the output: a whole 16x16 tile straight from the
+//      registers where it lies inside the rows and the output is 16-byte aligned,
+//      otherwise through the subgroup's scratch tile (rows and columns bounds-checked);
 //   4. barrier.
+//
+// Measured on the H100 (mlp64, 2^20 rows, docs/networks.md): code for every activation
+// inlined into every accumulator's loop made the kernel 1.7x slower (ACTIVATIONS leaves out
+// the unused ones); subgroups that each own rows instead of columns (no workgroup barrier,
+// but every subgroup reads every weight fragment) were 1.8x slower.
 //
 // Interface (src/mlp/coopmat.rs depends on it exactly):
 //   binding 0: input rows, readonly, IN_TYPE (float16_t or float)
@@ -35,8 +44,8 @@
 //              input_width, output_width, groups_x, then 9 unused words
 // Specialization constants: 0 SUBGROUP_SIZE, 1 SUBGROUPS, 2 ROW_TILES, 3 MAX_WIDTH (the
 // widest padded layer, a multiple of 16, at most 16 * SUBGROUPS), 4 WORKGROUP_SIZE (=
-// SUBGROUP_SIZE * SUBGROUPS, local_size_x). Pipelines run with full subgroups of
-// SUBGROUP_SIZE.
+// SUBGROUP_SIZE * SUBGROUPS, local_size_x), 5 ACTIVATIONS (bit c: a layer applies the
+// activation of code c). Pipelines run with full subgroups of SUBGROUP_SIZE.
 // =====================================================================================
 
 #ifndef COOPMAT_EMULATED
@@ -56,18 +65,47 @@
 #ifndef OUT_TYPE
 #define OUT_TYPE float
 #endif
+// The type names as numbers for #if, as types.glsl does (1 float, 2 float16_t).
+#define float 1
+#define float16_t 2
+#if IN_TYPE == 2
+#define IN_IS_F16 1
+#else
+#define IN_IS_F16 0
+#endif
+#if OUT_TYPE == 2
+#define OUT_IS_F16 1
+#else
+#define OUT_IS_F16 0
+#endif
+#undef float
+#undef float16_t
 
 layout(constant_id = 0) const uint SUBGROUP_SIZE = 32;
 layout(constant_id = 1) const uint SUBGROUPS = 4;
-layout(constant_id = 2) const uint ROW_TILES = 8;
+layout(constant_id = 2) const uint ROW_TILES = 4;
 layout(constant_id = 3) const uint MAX_WIDTH = 64;
+layout(constant_id = 4) const uint WORKGROUP_SIZE = 128;
+// Bit c set: some layer applies the activation of code c (MlpActivation::code). The others'
+// code is left out of the pipeline: inlined for every element of every accumulator, it made
+// the kernel several times slower.
+layout(constant_id = 5) const uint ACTIVATIONS = 0x3f;
 layout(local_size_x_id = 4, local_size_y = 1, local_size_z = 1) in;
 
 const uint BLOCK_ROWS = 16 * ROW_TILES;
-// 8 halves (16 bytes) of skew: consecutive rows start in different bank groups.
-const uint ACTIVATION_STRIDE = MAX_WIDTH + 8;
+// Activation rows in 16-byte vectors of 8 halves, with one vector of skew: consecutive
+// rows start in different bank groups.
+const uint ACTIVATION_VECTORS = MAX_WIDTH / 8 + 1;
+// 16-column tiles of the widest layer: the weight fragments a subgroup holds per layer.
+const uint K_TILES = MAX_WIDTH / 16;
 const uint SCRATCH_STRIDE = 20;
 const uint SCRATCH_TILE = 16 * SCRATCH_STRIDE;
+// Input chunks (8 elements each) an invocation loads before it stores any.
+const uint CHUNKS_IN_FLIGHT = 8;
+
+// Elements per 16 bytes of the input and the output.
+const uint INPUT_PER_VECTOR = IN_IS_F16 == 1 ? 8 : 4;
+const uint OUTPUT_PER_VECTOR = OUT_IS_F16 == 1 ? 8 : 4;
 
 layout(push_constant, std430) uniform Params {
     uint rows;
@@ -80,40 +118,80 @@ layout(push_constant, std430) uniform Params {
 } params;
 
 layout(set = 0, binding = 0, std430) readonly buffer Input { IN_TYPE input_elements[]; };
+layout(set = 0, binding = 0, std430) readonly buffer InputVectors { uvec4 input_vectors[]; };
 layout(set = 0, binding = 1, std430) readonly buffer Weights { float16_t weights[]; };
 layout(set = 0, binding = 2, std430) buffer Output { OUT_TYPE output_elements[]; };
 layout(set = 0, binding = 3, std430) readonly buffer Table { uint table[]; };
 
-shared float16_t activations[BLOCK_ROWS * ACTIVATION_STRIDE];
+shared uvec4 activations[BLOCK_ROWS * ACTIVATION_VECTORS];
 shared float scratch[SUBGROUPS * SCRATCH_TILE];
 
 bool is_nan_bits(float x) {
     return (floatBitsToUint(x) & 0x7fffffffu) > 0x7f800000u;
 }
 
+// Whether the pipeline has the code of activation `code` (ACTIVATIONS).
+bool has_activation(uint code) {
+    return (ACTIVATIONS & (1u << code)) != 0;
+}
+
 // Codes as MlpActivation::code. ReLU keeps NaN (tested on the bits); GELU and SiLU as
 // x / (1 + e^-t), whose exponential only overflows where the result is -0.
 float activate(float x, uint activation, float slope) {
-    if (activation == 1) {
+    if (has_activation(1) && activation == 1) {
         return is_nan_bits(x) ? x : max(x, 0.0);
     }
-    if (activation == 2) {
+    if (has_activation(2) && activation == 2) {
         return (x >= 0.0 || is_nan_bits(x)) ? x : x * slope;
     }
-    if (activation == 3) {
+    if (has_activation(3) && activation == 3) {
         const float t = 1.5957691216057308 * (x + 0.044715 * x * x * x);
         return x / (1.0 + exp(-t));
     }
-    if (activation == 4) {
+    if (has_activation(4) && activation == 4) {
         return x / (1.0 + exp(-x));
     }
-    if (activation == 5) {
+    if (has_activation(5) && activation == 5) {
         return 1.0 / (1.0 + exp(-x));
     }
     return x;
 }
 
 #include "mlp_matrix_ops.glsl"
+
+// Input elements column .. column + 7 of row `row` (of the whole input) as 8 packed f16,
+// zero past the rows and the input width; `whole_vectors` says that rows start 16-byte
+// aligned and that the chunk lies inside the rows, so it is read with 16-byte loads.
+uvec4 read_input_chunk(uint row, uint column, bool whole_vectors) {
+    const uint first = params.input_first + row * params.input_stride + column;
+    if (whole_vectors) {
+        if (column >= params.input_width) {
+            return uvec4(0);
+        }
+#if IN_IS_F16
+        return input_vectors[first / 8];
+#else
+        const vec4 low = uintBitsToFloat(input_vectors[first / 4]);
+        const vec4 high = uintBitsToFloat(input_vectors[first / 4 + 1]);
+        return uvec4(packFloat2x16(f16vec2(low.xy)), packFloat2x16(f16vec2(low.zw)),
+                     packFloat2x16(f16vec2(high.xy)), packFloat2x16(f16vec2(high.zw)));
+#endif
+    }
+    uvec4 chunk = uvec4(0);
+    if (row < params.rows) {
+        [[unroll]] for (uint pair = 0; pair < 4; ++pair) {
+            f16vec2 values = f16vec2(0.0);
+            if (column + 2 * pair < params.input_width) {
+                values.x = float16_t(input_elements[first + 2 * pair]);
+            }
+            if (column + 2 * pair + 1 < params.input_width) {
+                values.y = float16_t(input_elements[first + 2 * pair + 1]);
+            }
+            chunk[pair] = packFloat2x16(values);
+        }
+    }
+    return chunk;
+}
 
 void main() {
     const uint subgroup = gl_SubgroupID;
@@ -122,23 +200,35 @@ void main() {
         (gl_WorkGroupID.x + gl_WorkGroupID.y * params.groups_x) * BLOCK_ROWS;
 
     // The block's input rows, zero-padded to the first layer's k_padded columns and to
-    // BLOCK_ROWS rows.
-    const uint input_columns = table[0];
-    [[dont_unroll]] for (uint e = gl_LocalInvocationIndex; e < BLOCK_ROWS * input_columns;
-                         e += SUBGROUP_SIZE * SUBGROUPS) {
-        const uint row = e / input_columns;
-        const uint column = e % input_columns;
-        const uint global_row = block_first_row + row;
-        float value = 0.0;
-        if (global_row < params.rows && column < params.input_width) {
-            value = float(input_elements[params.input_first + global_row * params.input_stride + column]);
+    // BLOCK_ROWS rows, CHUNKS_IN_FLIGHT chunks of 8 columns per invocation at a time.
+    const uint row_chunks = table[0] / 8;
+    const uint block_chunks = BLOCK_ROWS * row_chunks;
+    const bool whole_vectors = params.input_first % INPUT_PER_VECTOR == 0
+        && params.input_stride % INPUT_PER_VECTOR == 0 && params.input_width % 8 == 0
+        && block_first_row + BLOCK_ROWS <= params.rows;
+    [[dont_unroll]] for (uint first = gl_LocalInvocationIndex; first < block_chunks;
+                         first += CHUNKS_IN_FLIGHT * WORKGROUP_SIZE) {
+        uvec4 loaded[CHUNKS_IN_FLIGHT];
+        [[unroll]] for (uint i = 0; i < CHUNKS_IN_FLIGHT; ++i) {
+            const uint chunk = min(first + i * WORKGROUP_SIZE, block_chunks - 1);
+            loaded[i] = read_input_chunk(block_first_row + chunk / row_chunks,
+                                         8 * (chunk % row_chunks), whole_vectors);
         }
-        activations[row * ACTIVATION_STRIDE + column] = float16_t(value);
+        [[unroll]] for (uint i = 0; i < CHUNKS_IN_FLIGHT; ++i) {
+            const uint chunk = first + i * WORKGROUP_SIZE;
+            if (chunk < block_chunks) {
+                activations[(chunk / row_chunks) * ACTIVATION_VECTORS + chunk % row_chunks] = loaded[i];
+            }
+        }
     }
     barrier();
 
+    const bool output_aligned = params.output_first % OUTPUT_PER_VECTOR == 0
+        && params.output_stride % OUTPUT_PER_VECTOR == 0;
+    const uint scratch_first = subgroup * SCRATCH_TILE;
     [[dont_unroll]] for (uint layer = 0; layer < params.layers; ++layer) {
         const uint k_padded = table[8 * layer];
+        const uint k_tiles = k_padded / 16;
         const uint n_padded = table[8 * layer + 1];
         const uint n = table[8 * layer + 2];
         const uint weights_first = table[8 * layer + 3];
@@ -157,42 +247,51 @@ void main() {
         const uint owned = first_row_tile < sharing
             ? (ROW_TILES - first_row_tile + sharing - 1) / sharing : 0;
 
-        // Each accumulator starts as the bias of its 16 columns (16 identical rows).
+        // 1. The accumulators start as the bias of their 16 columns (16 identical rows).
+        ACCUMULATOR bias;
+        load_bias(bias, bias_tile_first + column_tile * 16, n_padded);
         ACCUMULATOR accumulators[ROW_TILES];
         [[unroll]] for (uint i = 0; i < ROW_TILES; ++i) {
-            load_bias(accumulators[i], bias_tile_first + column_tile * 16, n_padded);
+            copy_accumulator(accumulators[i], bias);
         }
         if (owned > 0) {
             const uint b_first = weights_first + column_tile * 16 * k_padded;
-            [[dont_unroll]] for (uint k = 0; k < k_padded; k += 16) {
-                B_FRAGMENT b;
-                load_b(b, b_first + k, k_padded);
-                [[unroll]] for (uint i = 0; i < ROW_TILES; ++i) {
-                    if (i < owned) {
-                        const uint row_tile = first_row_tile + i * row_tile_step;
-                        A_FRAGMENT a;
-                        load_a(a, row_tile * 16 * ACTIVATION_STRIDE + k);
-                        multiply_add(accumulators[i], a, b);
+            [[unroll]] for (uint k = 0; k < K_TILES; ++k) {
+                if (k < k_tiles) {
+                    B_FRAGMENT b;
+                    load_b(b, b_first + 16 * k, k_padded);
+                    [[unroll]] for (uint i = 0; i < ROW_TILES; ++i) {
+                        if (i < owned) {
+                            const uint row_tile = first_row_tile + i * row_tile_step;
+                            A_FRAGMENT a;
+                            load_a(a, row_tile * 16 * ACTIVATION_VECTORS + 2 * k);
+                            multiply_add(accumulators[i], a, b);
+                        }
                     }
                 }
             }
         }
+        // 2.
         barrier();
 
-        // Activation in registers; a hidden layer's result goes straight back into the
+        // 3. Activation in registers; a hidden layer's result goes straight back into the
         // activations as f16 (its padding columns hold act(0) against zero weights of the
-        // next layer). The last layer's goes through the subgroup's scratch tile to the
-        // output, bounds-checked. Every subgroup runs ROW_TILES rounds, working in those it
-        // owns a tile for: the subgroup barriers stay in workgroup-uniform control flow,
-        // which some drivers need (lavapipe's subgroup barrier waits for the whole
-        // workgroup).
-        const uint scratch_first = subgroup * SCRATCH_TILE;
+        // next layer), the last layer's to the output. Every subgroup runs ROW_TILES rounds,
+        // working in those it owns a tile for: the scratch path's subgroup barriers stay in
+        // workgroup-uniform control flow, which some drivers need (lavapipe's subgroup
+        // barrier waits for the whole workgroup).
         [[unroll]] for (uint i = 0; i < ROW_TILES; ++i) {
             const uint row_tile = first_row_tile + i * row_tile_step;
+            const uint tile_first_row = block_first_row + row_tile * 16;
+            const bool direct = output_aligned && n == n_padded && tile_first_row + 16 <= params.rows;
             if (i < owned) {
                 activate_accumulator(accumulators[i], activation, slope);
                 if (!last) {
-                    store_activations(accumulators[i], row_tile * 16 * ACTIVATION_STRIDE + column_tile * 16);
+                    store_activations(accumulators[i], row_tile * 16 * ACTIVATION_VECTORS + 2 * column_tile);
+                } else if (direct) {
+                    store_output(accumulators[i],
+                                 params.output_first + tile_first_row * params.output_stride + column_tile * 16,
+                                 params.output_stride);
                 } else {
                     store_accumulator(accumulators[i], scratch_first);
                 }
@@ -200,9 +299,9 @@ void main() {
             if (last) {
                 subgroupMemoryBarrierShared();
                 subgroupBarrier();
-                if (i < owned) {
+                if (i < owned && !direct) {
                     [[dont_unroll]] for (uint e = lane; e < 256; e += SUBGROUP_SIZE) {
-                        const uint row = block_first_row + row_tile * 16 + e / 16;
+                        const uint row = tile_first_row + e / 16;
                         const uint column = column_tile * 16 + e % 16;
                         if (column < n && row < params.rows) {
                             output_elements[params.output_first + row * params.output_stride + column] =
@@ -213,6 +312,7 @@ void main() {
                 subgroupBarrier();
             }
         }
+        // 4.
         barrier();
     }
 }

@@ -5,24 +5,32 @@
 //   COOPMAT_EMULATED=1  plain per-invocation arithmetic (no cooperative-matrix extension),
 //                       for Vulkan drivers without cooperative matrices (CI's lavapipe)
 //
-// The kernel includes this after declaring `shared float16_t activations[]` (row-major,
-// ACTIVATION_STRIDE elements per row), `shared float scratch[]`, the weights binding
-// `weights[]` (float16_t), the layer table `table[]` (uint), SUBGROUP_SIZE and
-// `float activate(float x, uint activation, float slope)`. Every function is called by a whole subgroup in
+// The kernel includes this after declaring `shared uvec4 activations[]` (f16 rows of
+// ACTIVATION_VECTORS 16-byte vectors each; element e of a row starting at vector p is half
+// e % 2 of word (e % 8) / 2 of activations[p + e / 8]), `shared float scratch[]`, the
+// weights binding `weights[]` (float16_t), the output binding `output_elements[]`
+// (OUT_TYPE), the layer table `table[]` (uint), SUBGROUP_SIZE and `float activate(float x,
+// uint activation, float slope)`. Every function is called by a whole subgroup in
 // subgroup-uniform control flow.
 //
-//   A_FRAGMENT  16x16 of the activations       load_a(out a, element): the tile whose
-//                                               top-left is activations[element]
+//   A_FRAGMENT  16x16 of the activations       load_a(out a, vector): the tile whose
+//                                               top-left element starts activations[vector]
 //   B_FRAGMENT  16x16 of a layer's weights^T    load_b(out b, element, stride): B(k, n) =
 //                                               weights[element + n * stride + k]
 //   ACCUMULATOR 16x16 f32                       load_bias(acc, first, stride): acc(r, c) =
 //                                               table[first + r * stride + c] as float bits;
+//                                               copy_accumulator(to, from);
 //                                               multiply_add(acc, a, b);
 //                                               activate_accumulator(acc, activation, slope);
 //                                               store_accumulator(acc, first): row-major into
 //                                               scratch[first + r * SCRATCH_STRIDE + c];
-//                                               store_activations(acc, element): as f16 into
-//                                               activations[element + r * ACTIVATION_STRIDE + c]
+//                                               store_activations(acc, vector): as f16 into
+//                                               the tile whose top-left starts
+//                                               activations[vector];
+//                                               store_output(acc, element, stride): as
+//                                               OUT_TYPE into output_elements[element + r *
+//                                               stride + c] (element and stride 16-byte
+//                                               aligned)
 //
 // The caller makes a store visible to its subgroup (subgroupMemoryBarrierShared +
 // subgroupBarrier) before reading scratch. Emulated A fragments are views of shared memory:
@@ -35,25 +43,32 @@ const uint TILE = 16;
 #define A_FRAGMENT coopmat<float16_t, gl_ScopeSubgroup, TILE, TILE, gl_MatrixUseA>
 #define B_FRAGMENT coopmat<float16_t, gl_ScopeSubgroup, TILE, TILE, gl_MatrixUseB>
 #define ACCUMULATOR coopmat<float, gl_ScopeSubgroup, TILE, TILE, gl_MatrixUseAccumulator>
+#define HALF_ACCUMULATOR coopmat<float16_t, gl_ScopeSubgroup, TILE, TILE, gl_MatrixUseAccumulator>
 
 void load_bias(out ACCUMULATOR accumulator, uint first, uint stride) {
     coopMatLoad(accumulator, table, first, stride, gl_CooperativeMatrixLayoutRowMajor);
 }
 
+void copy_accumulator(out ACCUMULATOR to, ACCUMULATOR from) {
+    to = from;
+}
+
 void activate_accumulator(inout ACCUMULATOR accumulator, uint activation, float slope) {
+    if (activation == 0) {
+        return;
+    }
     for (int i = 0; i < accumulator.length(); ++i) {
         accumulator[i] = activate(accumulator[i], activation, slope);
     }
 }
 
-void store_activations(ACCUMULATOR accumulator, uint element) {
-    coopmat<float16_t, gl_ScopeSubgroup, TILE, TILE, gl_MatrixUseAccumulator> halves =
-        coopmat<float16_t, gl_ScopeSubgroup, TILE, TILE, gl_MatrixUseAccumulator>(accumulator);
-    coopMatStore(halves, activations, element, ACTIVATION_STRIDE, gl_CooperativeMatrixLayoutRowMajor);
+void store_activations(ACCUMULATOR accumulator, uint vector) {
+    coopMatStore(HALF_ACCUMULATOR(accumulator), activations, vector, ACTIVATION_VECTORS,
+                 gl_CooperativeMatrixLayoutRowMajor);
 }
 
-void load_a(out A_FRAGMENT fragment, uint element) {
-    coopMatLoad(fragment, activations, element, ACTIVATION_STRIDE, gl_CooperativeMatrixLayoutRowMajor);
+void load_a(out A_FRAGMENT fragment, uint vector) {
+    coopMatLoad(fragment, activations, vector, ACTIVATION_VECTORS, gl_CooperativeMatrixLayoutRowMajor);
 }
 
 void load_b(out B_FRAGMENT fragment, uint element, uint stride) {
@@ -68,11 +83,21 @@ void store_accumulator(ACCUMULATOR accumulator, uint first) {
     coopMatStore(accumulator, scratch, first, SCRATCH_STRIDE, gl_CooperativeMatrixLayoutRowMajor);
 }
 
+void store_output(ACCUMULATOR accumulator, uint element, uint stride) {
+#if OUT_IS_F16
+    coopMatStore(HALF_ACCUMULATOR(accumulator), output_elements, element, stride,
+                 gl_CooperativeMatrixLayoutRowMajor);
+#else
+    coopMatStore(accumulator, output_elements, element, stride, gl_CooperativeMatrixLayoutRowMajor);
+#endif
+}
+
 #else
 
-// Lane l owns the tile's elements l, l + SUBGROUP_SIZE, ... (row-major numbering) and
-// computes each as a sum of 16 exact f16 products in f32.
-const uint ELEMENTS_PER_LANE = (TILE * TILE + SUBGROUP_SIZE - 1) / SUBGROUP_SIZE;
+// Lane l owns the tile's element pairs p = l, l + SUBGROUP_SIZE, ... (pair p: row p / 8,
+// columns 2 (p % 8) and 2 (p % 8) + 1), so that it writes whole 32-bit words of the
+// activations; each element is a sum of 16 exact f16 products in f32.
+const uint PAIRS_PER_LANE = (TILE * TILE / 2 + SUBGROUP_SIZE - 1) / SUBGROUP_SIZE;
 
 #define A_FRAGMENT uint
 struct BFragment {
@@ -81,36 +106,60 @@ struct BFragment {
 };
 #define B_FRAGMENT BFragment
 struct Accumulator {
-    float elements[ELEMENTS_PER_LANE];
+    vec2 pairs[PAIRS_PER_LANE];
 };
 #define ACCUMULATOR Accumulator
 
+// The tile element (row, column) of the lane's pair slot, or false where the slot is past
+// the tile.
+bool pair_position(uint slot, out uint row, out uint column) {
+    const uint pair = gl_SubgroupInvocationID + slot * SUBGROUP_SIZE;
+    row = pair / (TILE / 2);
+    column = 2 * (pair % (TILE / 2));
+    return pair < TILE * TILE / 2;
+}
+
+float activation_at(uint vector, uint row, uint column) {
+    const uint word = activations[vector + row * ACTIVATION_VECTORS + column / 8][(column % 8) / 2];
+    return unpackHalf2x16(word >> (16 * (column % 2))).x;
+}
+
 void load_bias(out ACCUMULATOR accumulator, uint first, uint stride) {
-    [[dont_unroll]] for (uint slot = 0; slot < ELEMENTS_PER_LANE; ++slot) {
-        const uint element = gl_SubgroupInvocationID + slot * SUBGROUP_SIZE;
-        accumulator.elements[slot] = element < TILE * TILE
-            ? uintBitsToFloat(table[first + (element / TILE) * stride + element % TILE]) : 0.0;
+    [[dont_unroll]] for (uint slot = 0; slot < PAIRS_PER_LANE; ++slot) {
+        uint row, column;
+        accumulator.pairs[slot] = pair_position(slot, row, column)
+            ? uintBitsToFloat(uvec2(table[first + row * stride + column],
+                                    table[first + row * stride + column + 1]))
+            : vec2(0.0);
+    }
+}
+
+// (Structs holding arrays sized by a specialization constant cannot be assigned.)
+void copy_accumulator(out ACCUMULATOR to, ACCUMULATOR from) {
+    [[dont_unroll]] for (uint slot = 0; slot < PAIRS_PER_LANE; ++slot) {
+        to.pairs[slot] = from.pairs[slot];
     }
 }
 
 void activate_accumulator(inout ACCUMULATOR accumulator, uint activation, float slope) {
-    [[dont_unroll]] for (uint slot = 0; slot < ELEMENTS_PER_LANE; ++slot) {
-        accumulator.elements[slot] = activate(accumulator.elements[slot], activation, slope);
+    [[dont_unroll]] for (uint slot = 0; slot < PAIRS_PER_LANE; ++slot) {
+        accumulator.pairs[slot] = vec2(activate(accumulator.pairs[slot].x, activation, slope),
+                                       activate(accumulator.pairs[slot].y, activation, slope));
     }
 }
 
-void store_activations(ACCUMULATOR accumulator, uint element) {
-    [[dont_unroll]] for (uint slot = 0; slot < ELEMENTS_PER_LANE; ++slot) {
-        const uint tile_element = gl_SubgroupInvocationID + slot * SUBGROUP_SIZE;
-        if (tile_element < TILE * TILE) {
-            activations[element + (tile_element / TILE) * ACTIVATION_STRIDE + tile_element % TILE] =
-                float16_t(accumulator.elements[slot]);
+void store_activations(ACCUMULATOR accumulator, uint vector) {
+    [[dont_unroll]] for (uint slot = 0; slot < PAIRS_PER_LANE; ++slot) {
+        uint row, column;
+        if (pair_position(slot, row, column)) {
+            activations[vector + row * ACTIVATION_VECTORS + column / 8][(column % 8) / 2] =
+                packFloat2x16(f16vec2(accumulator.pairs[slot]));
         }
     }
 }
 
-void load_a(out A_FRAGMENT fragment, uint element) {
-    fragment = element;
+void load_a(out A_FRAGMENT fragment, uint vector) {
+    fragment = vector;
 }
 
 void load_b(out B_FRAGMENT fragment, uint element, uint stride) {
@@ -118,27 +167,36 @@ void load_b(out B_FRAGMENT fragment, uint element, uint stride) {
 }
 
 void multiply_add(inout ACCUMULATOR accumulator, A_FRAGMENT a, B_FRAGMENT b) {
-    [[dont_unroll]] for (uint slot = 0; slot < ELEMENTS_PER_LANE; ++slot) {
-        const uint element = gl_SubgroupInvocationID + slot * SUBGROUP_SIZE;
-        if (element < TILE * TILE) {
-            const uint row = element / TILE;
-            const uint column = element % TILE;
-            float sum = 0.0;
+    [[dont_unroll]] for (uint slot = 0; slot < PAIRS_PER_LANE; ++slot) {
+        uint row, column;
+        if (pair_position(slot, row, column)) {
+            vec2 sum = vec2(0.0);
             [[dont_unroll]] for (uint k = 0; k < TILE; ++k) {
-                sum += float(activations[a + row * ACTIVATION_STRIDE + k])
-                     * float(weights[b.first + column * b.stride + k]);
+                const float x = activation_at(a, row, k);
+                sum += x * vec2(float(weights[b.first + column * b.stride + k]),
+                                float(weights[b.first + (column + 1) * b.stride + k]));
             }
-            accumulator.elements[slot] += sum;
+            accumulator.pairs[slot] += sum;
         }
     }
 }
 
 void store_accumulator(ACCUMULATOR accumulator, uint first) {
-    [[dont_unroll]] for (uint slot = 0; slot < ELEMENTS_PER_LANE; ++slot) {
-        const uint element = gl_SubgroupInvocationID + slot * SUBGROUP_SIZE;
-        if (element < TILE * TILE) {
-            scratch[first + (element / TILE) * SCRATCH_STRIDE + element % TILE] =
-                accumulator.elements[slot];
+    [[dont_unroll]] for (uint slot = 0; slot < PAIRS_PER_LANE; ++slot) {
+        uint row, column;
+        if (pair_position(slot, row, column)) {
+            scratch[first + row * SCRATCH_STRIDE + column] = accumulator.pairs[slot].x;
+            scratch[first + row * SCRATCH_STRIDE + column + 1] = accumulator.pairs[slot].y;
+        }
+    }
+}
+
+void store_output(ACCUMULATOR accumulator, uint element, uint stride) {
+    [[dont_unroll]] for (uint slot = 0; slot < PAIRS_PER_LANE; ++slot) {
+        uint row, column;
+        if (pair_position(slot, row, column)) {
+            output_elements[element + row * stride + column] = OUT_TYPE(accumulator.pairs[slot].x);
+            output_elements[element + row * stride + column + 1] = OUT_TYPE(accumulator.pairs[slot].y);
         }
     }
 }

@@ -7,6 +7,7 @@ use std::time::Duration;
 use crate::bindings::GemmBuffers;
 use crate::context::Context;
 use crate::error::Result;
+use crate::mlp::{Mlp, MlpBuffers};
 use crate::problem::Gemm;
 use crate::timing::{self, GpuTimer};
 
@@ -44,10 +45,40 @@ impl Context {
         buffers: &GemmBuffers<'_>,
         runs: usize,
     ) -> Result<Option<Vec<Duration>>> {
+        self.time_runs_on_gpu(
+            runs,
+            || self.prepare(gemm).map(drop),
+            || self.run(gemm, buffers).map(drop),
+        )
+    }
+
+    /// Runs `mlp` on `buffers` `runs` times back to back and returns the GPU time of each
+    /// run (its dispatch, from timestamps written right before and after it), as
+    /// [`Context::time_on_gpu`] does for GEMMs. `Ok(None)` where the device has no timestamp
+    /// queries, and on wasm32.
+    pub fn time_mlp_on_gpu(
+        &self,
+        mlp: &Mlp,
+        buffers: &MlpBuffers<'_>,
+        runs: usize,
+    ) -> Result<Option<Vec<Duration>>> {
+        // An untimed first run builds the pipeline.
+        let run = || self.run_mlp(mlp, buffers).map(drop);
+        self.time_runs_on_gpu(runs, run, run)
+    }
+
+    /// The GPU time of each of `runs` calls of `run` (each records and submits one run),
+    /// from the timestamps their dispatches claim, after `prepare`.
+    fn time_runs_on_gpu(
+        &self,
+        runs: usize,
+        prepare: impl FnOnce() -> Result<()>,
+        mut run: impl FnMut() -> Result<()>,
+    ) -> Result<Option<Vec<Duration>>> {
         let Some((timer, timing)) = self.timer().filter(|_| !cfg!(target_arch = "wasm32")) else {
             return Ok(None);
         };
-        self.prepare(gemm)?;
+        prepare()?;
         let _one_at_a_time = timing.lock().unwrap_or_else(|e| e.into_inner());
         let period_ns = self.queue().get_timestamp_period() as f64;
         // A run stamps one or two dispatches (two when split); rounds leave room for four.
@@ -56,9 +87,9 @@ impl Context {
         while times.len() < runs {
             let round = runs_per_round.min(runs - times.len());
             timer.start();
-            let submitted = (0..round).try_for_each(|run| {
-                timer.set_run(run);
-                self.run(gemm, buffers).map(drop)
+            let submitted = (0..round).try_for_each(|index| {
+                timer.set_run(index);
+                run()
             });
             let claimed = timer.finish();
             submitted?;

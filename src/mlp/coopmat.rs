@@ -31,8 +31,13 @@ include!(concat!(env!("OUT_DIR"), "/mlp_variants.rs"));
 pub(crate) const MAX_COOPMAT_WIDTH: u32 = 128;
 /// Layer-table words per layer.
 const TABLE_STRIDE: usize = 8;
-/// Rows per workgroup are 16 × ROW_TILES; the largest that fits shared memory is used.
-const ROW_TILES: [u32; 4] = [8, 4, 2, 1];
+/// Rows per workgroup are 16 × ROW_TILES at most (fewer for wide layers).
+const ROW_TILES: u32 = 8;
+/// The shared memory a workgroup takes at most. On the H100 (mlp64 and mlp128, 2^20 rows),
+/// 8 row tiles were faster than 4 where they took 23.5 KB (0.684 against 0.711 ms), but at
+/// 40 KB (mlp128) the wall clock of back-to-back runs came out 4.7x the dispatches' GPU time
+/// (8.3 against 1.79 ms), while 4 row tiles (22.5 KB) ran at 2.49 ms wall, 2.39 ms GPU.
+const SHARED_MEMORY_BUDGET: u32 = 32 * 1024;
 
 /// The kernel's push constants; mirrors `Params` in `mlp_coopmat.comp`, and has the size of
 /// the GEMM kernels' block, whose pipeline layout it shares.
@@ -56,8 +61,9 @@ pub(crate) struct CoopmatMlp {
     table: wgpu::Buffer,
     /// The widest layer, padded to 16.
     max_width: u32,
-    /// Subgroups per workgroup: one per 16 columns of the widest layer, at least 4.
-    subgroups: u32,
+    /// Bit `c` set: a layer applies the activation of code `c` (the kernel's ACTIVATIONS:
+    /// the pipeline leaves the others' code out).
+    activations: u32,
 }
 
 /// `width` rounded up to whole 16-column tiles.
@@ -131,7 +137,10 @@ impl CoopmatMlp {
                 bytemuck::cast_slice::<u32, i32>(&table),
             )?,
             max_width,
-            subgroups: (max_width / 16).max(4),
+            activations: desc
+                .activations()
+                .iter()
+                .fold(0, |mask, activation| mask | 1 << activation.code()),
         }))
     }
 
@@ -156,16 +165,22 @@ impl CoopmatMlp {
             .ok_or_else(|| format!("no cooperative-matrix network kernel for {io} rows"))
     }
 
-    /// Rows per workgroup / 16: the most that fit the device's shared memory.
-    fn row_tiles(&self, backend: &CoopmatBackend) -> std::result::Result<u32, String> {
+    /// Subgroups per workgroup (one per 16 columns of the widest layer, at least 4) and
+    /// rows per workgroup / 16: the most, up to [`ROW_TILES`], whose activations and
+    /// scratch tiles take at most [`SHARED_MEMORY_BUDGET`] bytes and fit the device's
+    /// shared memory.
+    fn shape(&self, backend: &CoopmatBackend) -> std::result::Result<(u32, u32), String> {
         let available = backend.device_info().shared_memory_bytes;
-        ROW_TILES
-            .into_iter()
+        let subgroups = (self.max_width / 16).max(4);
+        (1..=ROW_TILES)
+            .rev()
             .find(|tiles| {
                 let activations = 16 * tiles * (self.max_width + 8) * 2;
-                let scratch = self.subgroups * 16 * 20 * 4;
-                activations + scratch <= available
+                let scratch = subgroups * 16 * 20 * 4;
+                let bytes = activations + scratch;
+                bytes <= available && (bytes <= SHARED_MEMORY_BUDGET || *tiles == 1)
             })
+            .map(|tiles| (subgroups, tiles))
             .ok_or_else(|| format!("{available} bytes of shared memory hold no row block"))
     }
 
@@ -191,16 +206,17 @@ impl CoopmatMlp {
             reasons: vec![(crate::kind::MlpKernel::Coopmat, reason)],
         };
         let variant = self.variant(backend, buffers.io).map_err(unsupported)?;
-        let row_tiles = self.row_tiles(backend).map_err(unsupported)?;
+        let (subgroups, row_tiles) = self.shape(backend).map_err(unsupported)?;
         let subgroup_size = backend.device_info().subgroup_size;
         let key = PipelineKey {
             module: variant.name,
             constants: vec![
                 subgroup_size,
-                self.subgroups,
+                subgroups,
                 row_tiles,
                 self.max_width,
-                subgroup_size * self.subgroups,
+                subgroup_size * subgroups,
+                self.activations,
             ],
             required_subgroup_size: subgroup_size,
         };
@@ -227,6 +243,15 @@ impl CoopmatMlp {
             (buffers.output, output),
             (&self.table, whole(&self.table)),
         ];
-        kernels.record_raw(pipeline, &bindings, bytemuck::bytes_of(&params), grid, None)
+        let timestamp_pair = context
+            .timer()
+            .and_then(|(timer, _)| timer.claim_raw(kernels.has_timestamps()));
+        kernels.record_raw(
+            pipeline,
+            &bindings,
+            bytemuck::bytes_of(&params),
+            grid,
+            timestamp_pair,
+        )
     }
 }

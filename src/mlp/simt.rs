@@ -220,7 +220,7 @@ impl SimtMlp {
         });
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("coopgemm network (simt)"),
-            timestamp_writes: None,
+            timestamp_writes: context.timer().and_then(|(timer, _)| timer.pass_writes()),
         });
         pass.set_pipeline(&pipeline);
         pass.set_bind_group(0, &bind_group, &[]);

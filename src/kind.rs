@@ -57,6 +57,11 @@ pub enum MlpKernel {
     /// cooperative-matrix backend): a workgroup keeps 128 rows' activations in shared
     /// memory through every layer, f16 × f16 → f32 16×16×16 tiles; widths up to 128.
     Coopmat,
+    /// Fused on cooperative vectors (`glsl/mlp_coopvec.comp`, `VK_NV_cooperative_vector`,
+    /// raw Vulkan through the cooperative-matrix backend): one invocation per row, its
+    /// activations f16 vectors through every layer, one matrix-vector multiply-add (bias
+    /// fused, f16 results) per layer; widths up to 256, up to 8 layers.
+    Coopvec,
     /// Fused SIMT in WGSL (`wgsl/mlp_simt.wgsl`): one invocation per row, activations in
     /// registers; every wgpu platform.
     Simt,
@@ -64,13 +69,14 @@ pub enum MlpKernel {
 
 impl MlpKernel {
     /// Every kernel, in the order [`Context::plan_mlp`](crate::Context::plan_mlp) prefers
-    /// them.
-    pub const ALL: [MlpKernel; 2] = [MlpKernel::Coopmat, MlpKernel::Simt];
+    /// them: fastest first where measured (`docs/networks.md`).
+    pub const ALL: [MlpKernel; 3] = [MlpKernel::Coopmat, MlpKernel::Coopvec, MlpKernel::Simt];
 
     /// The kernel's name in logs, records and command lines.
     pub const fn name(self) -> &'static str {
         match self {
             MlpKernel::Coopmat => "coopmat",
+            MlpKernel::Coopvec => "coopvec",
             MlpKernel::Simt => "simt",
         }
     }

@@ -56,7 +56,8 @@ pub enum MlpKernel {
     /// Fused on cooperative vectors (`glsl/mlp_coopvec.comp`, `VK_NV_cooperative_vector`,
     /// raw Vulkan through the cooperative-matrix backend): one invocation per row, its
     /// activations f16 vectors through every layer, one matrix-vector multiply-add (bias
-    /// fused, f16 results) per layer; widths up to 256, up to 8 layers.
+    /// fused, f16 results) per layer; widths up to 256, up to 8 layers. Its layer sums are
+    /// rounded to f16 ([`MlpReference::compute_for`](crate::testing::MlpReference::compute_for)).
     Coopvec,
     /// Fused on cooperative matrices (`glsl/mlp_coopmat.comp`, raw Vulkan through the
     /// cooperative-matrix backend): a workgroup keeps 128 rows' activations in shared

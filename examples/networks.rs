@@ -34,7 +34,7 @@ struct Args {
     /// Row counts.
     #[arg(long, value_delimiter = ',', default_value = "65536,1048576,4194304")]
     rows: Vec<u32>,
-    /// Network kernels to run (coopmat, simt); default: every one this device has.
+    /// Network kernels to run (coopmat, coopvec, simt); default: every one this device has.
     #[arg(long, value_delimiter = ',')]
     kernels: Vec<String>,
     /// Skip coopgemm's layer-by-layer path.

@@ -71,6 +71,45 @@ pub struct CoopmatDeviceInfo {
     pub workgroup_scope_max_invocations: u32,
     /// Largest dimension of a flexible-dimension matrix (0 without coopmat2).
     pub flexible_max_dimension: u32,
+    /// What `VK_NV_cooperative_vector` offers (`None` where the device does not list it),
+    /// for the cooperative-vector network kernel.
+    pub cooperative_vector: Option<CooperativeVectorInfo>,
+}
+
+/// The device's `VK_NV_cooperative_vector` properties.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct CooperativeVectorInfo {
+    /// `maxCooperativeVectorComponents`: the longest vector.
+    pub max_components: u32,
+    /// Whether `cooperativeVectorSupportedStages` includes compute.
+    pub compute: bool,
+    /// Every combination `vkGetPhysicalDeviceCooperativeVectorPropertiesNV` lists.
+    pub combinations: Vec<CooperativeVectorCombination>,
+}
+
+/// One entry of `vkGetPhysicalDeviceCooperativeVectorPropertiesNV`: the types a
+/// matrix-vector multiply-add may take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct CooperativeVectorCombination {
+    /// Input vector type, input, matrix and bias interpretations, result type (`None`:
+    /// a type coopgemm has no [`DType`] for, such as the 8-bit floats or packed bytes).
+    pub types: [Option<DType>; 5],
+    /// Whether optimal-layout matrices of this combination may be transposed.
+    pub transpose: bool,
+}
+
+impl CooperativeVectorInfo {
+    /// Whether the device multiplies f16 vectors by f16 matrices with an f16 bias into f16
+    /// results in compute shaders: what the network kernel needs.
+    pub fn has_f16(&self) -> bool {
+        self.compute
+            && self
+                .combinations
+                .iter()
+                .any(|c| c.types == [Some(DType::F16); 5])
+    }
 }
 
 /// One entry of `vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV`:
@@ -113,6 +152,11 @@ pub struct EnabledFeatures {
     /// `VK_NV_cooperative_matrix2` with workgroup scope, flexible dimensions, tensor addressing
     /// and per-element operations (the coopmat2 kernel's fused bias and activation).
     pub cooperative_matrix2: bool,
+    /// `VK_NV_cooperative_vector` with `cooperativeVector`, and
+    /// `VK_EXT_shader_replicated_composites` with `shaderReplicatedComposites` (glslang writes
+    /// cooperative vectors made from one scalar as replicated composites), with f16: the
+    /// cooperative-vector network kernel.
+    pub cooperative_vector: bool,
     /// The kernels' matrix operations run in software on ordinary subgroups (the emulated
     /// SPIR-V variants), not on the device's cooperative matrices: set only when asked for
     /// with [`ContextOptions::emulate_cooperative_matrix`](crate::ContextOptions), to test

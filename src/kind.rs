@@ -53,6 +53,12 @@ impl fmt::Display for BackendKind {
 /// A kernel that evaluates a whole network in one dispatch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum MlpKernel {
+    /// Fused on cooperative vectors (`glsl/mlp_coopvec.comp`, `VK_NV_cooperative_vector`,
+    /// raw Vulkan through the cooperative-matrix backend): one invocation per row, its
+    /// activations f16 vectors through every layer, one matrix-vector multiply-add (bias
+    /// fused, f16 results) per layer; widths up to 256, up to 8 layers. Its layer sums are
+    /// rounded to f16 ([`MlpReference::compute_for`](crate::testing::MlpReference::compute_for)).
+    Coopvec,
     /// Fused on cooperative matrices (`glsl/mlp_coopmat.comp`, raw Vulkan through the
     /// cooperative-matrix backend): a workgroup keeps 128 rows' activations in shared
     /// memory through every layer, f16 × f16 → f32 16×16×16 tiles; widths up to 128.
@@ -64,12 +70,16 @@ pub enum MlpKernel {
 
 impl MlpKernel {
     /// Every kernel, in the order [`Context::plan_mlp`](crate::Context::plan_mlp) prefers
-    /// them.
-    pub const ALL: [MlpKernel; 2] = [MlpKernel::Coopmat, MlpKernel::Simt];
+    /// them: fastest first where measured. On the H100 (2026-11-26,
+    /// `examples/results/h100-2026-11-26-coopvec/`) cooperative vectors ran mlp64 and mlp128
+    /// at 2^20 rows and mlp32 at 2^22 in a fifth of the cooperative-matrix kernel's time
+    /// (0.26 / 0.62 / 0.26 ms against 1.30 / 2.75 / 1.37 ms); both far ahead of SIMT.
+    pub const ALL: [MlpKernel; 3] = [MlpKernel::Coopvec, MlpKernel::Coopmat, MlpKernel::Simt];
 
     /// The kernel's name in logs, records and command lines.
     pub const fn name(self) -> &'static str {
         match self {
+            MlpKernel::Coopvec => "coopvec",
             MlpKernel::Coopmat => "coopmat",
             MlpKernel::Simt => "simt",
         }

@@ -6,6 +6,7 @@
 //! Then the typed errors for bad networks and bad buffers.
 //!
 //! Each test body is stamped once per kernel (`cargo test mlp_simt` runs one kernel's).
+//! Each kernel is held to its own tolerance (`MlpReference::compute_for`).
 
 mod common;
 
@@ -50,12 +51,16 @@ fn mlp_on(kernel: MlpKernel, desc: &MlpDesc, seed: u64) -> Option<(Context, Mlp)
     match context.plan_mlp(&mlp, MlpIo::F32) {
         Ok(_) => Some((context, mlp)),
         Err(why) => {
-            // CI's Vulkan pass emulates cooperative matrices: the kernel must be there.
+            // CI's Vulkan pass emulates cooperative matrices (and vectors): the kernel must
+            // be there.
+            let expected = match kernel {
+                MlpKernel::Coopmat => desc.max_width() <= 128,
+                MlpKernel::Coopvec => desc.layers() <= 8,
+                MlpKernel::Simt => false,
+            };
             assert!(
-                !(kernel == MlpKernel::Coopmat
-                    && common::expect_coopmat()
-                    && desc.max_width() <= 128),
-                "COOPGEMM_EXPECT_COOPMAT=1 but the coopmat network kernel is unavailable: {why}"
+                !(expected && common::expect_coopmat()),
+                "COOPGEMM_EXPECT_COOPMAT=1 but the {kernel} network kernel is unavailable: {why}"
             );
             eprintln!("network kernel {kernel} unavailable for {desc}: {why}");
             None
@@ -125,8 +130,10 @@ fn check_case<I: Element, O: Element>(
         layout.output_stride,
         desc.output_width(),
     );
-    let reference = MlpReference::compute(desc, mlp.weights(), &layout, &input, &output)
-        .map_err(|e| format!("reference: {e}"))?;
+    let kernel = mlp.forced_kernel().expect("a kernel");
+    let reference =
+        MlpReference::compute_for(kernel, desc, mlp.weights(), &layout, &input, &output)
+            .map_err(|e| format!("reference: {e}"))?;
     let io = MlpIo {
         input: I::DTYPE,
         output: O::DTYPE,
@@ -213,7 +220,8 @@ fn evaluate_matches_reference(kernel: MlpKernel) {
     };
     let input: Vec<f32> = sample_data(SampleData::FullMantissa, 5 * 31, 11);
     let output: Vec<f32> = context.evaluate_mlp(&mlp, &input).expect("evaluate");
-    let reference = MlpReference::compute(
+    let reference = MlpReference::compute_for(
+        kernel,
         &desc,
         mlp.weights(),
         &MlpLayout::new(&desc, 31),
@@ -250,13 +258,17 @@ macro_rules! per_kernel {
     )*};
 }
 
-per_kernel!(mlp_coopmat => MlpKernel::Coopmat, mlp_simt => MlpKernel::Simt);
+per_kernel!(
+    mlp_coopmat => MlpKernel::Coopmat,
+    mlp_coopvec => MlpKernel::Coopvec,
+    mlp_simt => MlpKernel::Simt,
+);
 
 #[test]
 fn every_kernel_is_stamped() {
     assert_eq!(
         MlpKernel::ALL.len(),
-        2,
+        3,
         "stamp the new kernel in per_kernel!"
     );
 }

@@ -18,6 +18,7 @@ const DECORATION_SPEC_ID: u32 = 1;
 const DECORATION_BINDING: u32 = 33;
 const DECORATION_DESCRIPTOR_SET: u32 = 34;
 const CAPABILITY_COOPERATIVE_MATRIX_KHR: u32 = 6022;
+const CAPABILITY_COOPERATIVE_VECTOR_NV: u32 = 5394;
 
 fn glsl_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("glsl")
@@ -33,9 +34,12 @@ struct Variant {
 
 impl Variant {
     fn emulated(&self) -> bool {
-        self.defines
-            .iter()
-            .any(|d| d.split('=').next() == Some("COOPMAT_EMULATED"))
+        self.defines.iter().any(|d| {
+            matches!(
+                d.split('=').next(),
+                Some("COOPMAT_EMULATED" | "COOPVEC_EMULATED")
+            )
+        })
     }
 
     fn targets_vulkan_1_3(&self) -> bool {
@@ -191,10 +195,11 @@ fn modules_are_spirv_1_5_without_local_size_id_unless_marked() {
 #[test]
 fn only_the_emulated_modules_do_without_cooperative_matrices() {
     let mut emulated = 0;
-    // The skinny kernel (GEMMs of few rows) never multiplies cooperative matrices.
+    // The skinny kernel (GEMMs of few rows) never multiplies cooperative matrices, the
+    // cooperative-vector network kernel neither (below).
     for variant in variants()
         .into_iter()
-        .filter(|v| v.source != "gemm_skinny.comp")
+        .filter(|v| v.source != "gemm_skinny.comp" && v.source != "mlp_coopvec.comp")
     {
         let uses_coopmat = capabilities(&variant).contains(&CAPABILITY_COOPERATIVE_MATRIX_KHR);
         if variant.emulated() {
@@ -226,10 +231,38 @@ fn only_the_emulated_modules_do_without_cooperative_matrices() {
 }
 
 #[test]
+fn only_the_emulated_coopvec_modules_do_without_cooperative_vectors() {
+    let mut counts = [0; 2];
+    for variant in variants()
+        .into_iter()
+        .filter(|v| v.source == "mlp_coopvec.comp")
+    {
+        let capabilities = capabilities(&variant);
+        assert!(
+            !capabilities.contains(&CAPABILITY_COOPERATIVE_MATRIX_KHR),
+            "{}: declares CooperativeMatrixKHR",
+            variant.name
+        );
+        assert_eq!(
+            capabilities.contains(&CAPABILITY_COOPERATIVE_VECTOR_NV),
+            !variant.emulated(),
+            "{}: CooperativeVectorNV only where not emulated",
+            variant.name
+        );
+        counts[usize::from(variant.emulated())] += 1;
+    }
+    assert_eq!(
+        counts,
+        [4, 4],
+        "real and emulated coopvec modules per row type"
+    );
+}
+
+#[test]
 fn subgroup_kernel_modules_share_one_host_interface() {
     // Every module of gemm_coopmat.comp, emulated or not, has the specialization constants
     // 0..=14, every module of gemm_skinny.comp 0..=8, every module of mlp_coopmat.comp
-    // 0..=4, and all the storage buffers of set
+    // 0..=4, every module of mlp_coopvec.comp 0..=18, and all the storage buffers of set
     // 0, bindings 0..=3 (the one set layout of src/vulkan/dispatch.rs).
     let bindings: BTreeSet<u32> = (0..=3).collect();
     for variant in variants() {
@@ -237,6 +270,7 @@ fn subgroup_kernel_modules_share_one_host_interface() {
             "gemm_coopmat.comp" => (0..=14).collect(),
             "gemm_skinny.comp" => (0..=8).collect(),
             "mlp_coopmat.comp" => (0..=4).collect(),
+            "mlp_coopvec.comp" => (0..=18).collect(),
             _ => continue,
         };
         assert_eq!(

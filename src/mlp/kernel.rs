@@ -10,7 +10,9 @@ use crate::kind::MlpKernel;
 pub struct MlpPlan {
     /// The kernel that runs.
     pub kernel: MlpKernel,
-    /// Why it was chosen.
+    /// Why it was chosen: forced, or the first in [`MlpKernel::ALL`]'s order of preference
+    /// (fastest first where measured) that can run the network; the kernels after it were
+    /// not tried.
     pub reason: String,
     /// The kernels that come before it in preference and cannot run the network, with why.
     pub rejected: Vec<(MlpKernel, String)>,
@@ -30,10 +32,15 @@ impl MlpPlan {
             }
             match support {
                 Ok(()) => {
+                    let order = MlpKernel::ALL.map(MlpKernel::name).join(" > ");
                     let reason = match forced {
                         Some(_) => "forced (Mlp::with_kernel)".to_string(),
-                        None if rejected.is_empty() => "the first kernel that can run it".into(),
-                        None => "the first kernel that can run it; those before cannot".into(),
+                        None if rejected.is_empty() => {
+                            format!("the first kernel that can run it in preference order {order}")
+                        }
+                        None => format!(
+                            "the first kernel that can run it in preference order {order}; those before cannot"
+                        ),
                     };
                     return Ok(MlpPlan {
                         kernel: *kernel,

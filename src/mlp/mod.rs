@@ -22,9 +22,12 @@
 //! tiny-cuda-nn's fully fused MLP does). [`MlpReference`] computes the same in f64 with
 //! the error bound those roundings allow.
 
-// Where the raw-Vulkan interop is not built (see build.rs), `coopmat_absent.rs` stands in.
+// Where the raw-Vulkan interop is not built (see build.rs), `coopmat_absent.rs` and
+// `coopvec_absent.rs` stand in.
 #[cfg_attr(not(vulkan_interop), path = "coopmat_absent.rs")]
 mod coopmat;
+#[cfg_attr(not(vulkan_interop), path = "coopvec_absent.rs")]
+mod coopvec;
 mod desc;
 mod kernel;
 mod reference;

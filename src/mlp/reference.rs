@@ -1,6 +1,7 @@
 //! The CPU reference of a network, in f64, with the error each output may carry.
 
 use crate::error::{Error, Operand, Result};
+use crate::kind::MlpKernel;
 use crate::mlp::desc::{LayerWeights, MlpDesc};
 use crate::mlp::rows::MlpLayout;
 use crate::reference::Reference;
@@ -12,11 +13,14 @@ use crate::types::{DType, Element};
 /// The expected value is the network evaluated exactly on the input as stored and the f16
 /// weights. The tolerance of each output is a bound propagated through the layers for any
 /// kernel that keeps the semantics of [`crate::mlp`]: the input rounded to f16 (where it is
-/// f32), sums of `k + 1` terms in f32, activations evaluated in f32 (within a few units in
-/// the last place), hidden activations rounded to f16, the output rounded to its type. A
-/// missing bias, a wrong activation, a product rounded to f16 or an element of another row
-/// is far outside it. Elements of the output array outside the rows' widths are expected
-/// unchanged, with zero tolerance.
+/// f32), sums of `k + 1` terms in f32, each layer's sum rounded to f16 before its activation
+/// (the cooperative-vector kernel, whose matrix-vector products have f16 results),
+/// activations evaluated in f32 (within a few units in the last place), hidden activations
+/// rounded to f16, the output rounded to its type. [`MlpReference::compute_for`] leaves out
+/// the rounding of the sums for the kernels that keep them in f32. A missing bias, a wrong
+/// activation, a product rounded to f16 or an element of another row is far outside it.
+/// Elements of the output array outside the rows' widths are expected unchanged, with zero
+/// tolerance.
 #[derive(Debug)]
 pub struct MlpReference;
 
@@ -46,6 +50,21 @@ impl MlpReference {
         input: &[I],
         output: &[O],
     ) -> Result<Reference> {
+        // The loosest of the kernels' bounds: the cooperative-vector kernel's.
+        Self::compute_for(MlpKernel::Coopvec, desc, weights, layout, input, output)
+    }
+
+    /// [`MlpReference::compute`] with the tolerance of one kernel: the sums rounded to f16
+    /// before each activation only for [`MlpKernel::Coopvec`].
+    pub fn compute_for<I: Element, O: Element>(
+        kernel: MlpKernel,
+        desc: &MlpDesc,
+        weights: &[LayerWeights],
+        layout: &MlpLayout,
+        input: &[I],
+        output: &[O],
+    ) -> Result<Reference> {
+        let f16_sums = kernel == MlpKernel::Coopvec;
         desc.validate()?;
         desc.check_weights(0, weights)?;
         layout.check(desc)?;
@@ -84,7 +103,7 @@ impl MlpReference {
                 .iter()
                 .map(|v| input_rounding * v.abs() + F16_UNDERFLOW)
                 .collect();
-            let (y, bound) = evaluate(desc, weights, x, error, output_rounding);
+            let (y, bound) = evaluate(desc, weights, x, error, output_rounding, f16_sums);
             let start = layout.output_offset as usize + row * layout.output_stride as usize;
             expected[start..start + out_width].copy_from_slice(&y);
             tolerance[start..start + out_width].copy_from_slice(&bound);
@@ -99,13 +118,15 @@ impl MlpReference {
 }
 
 /// One row through the network: the exact outputs and their error bounds, from the exact
-/// input `h` and the bound `error` of what a kernel reads of it.
+/// input `h` and the bound `error` of what a kernel reads of it; `f16_sums` where each
+/// layer's sum is rounded to f16 before its activation.
 fn evaluate(
     desc: &MlpDesc,
     weights: &[LayerWeights],
     mut h: Vec<f64>,
     mut error: Vec<f64>,
     output_rounding: f64,
+    f16_sums: bool,
 ) -> (Vec<f64>, Vec<f64>) {
     for (layer, parameters) in weights.iter().enumerate() {
         let (inputs, outputs) = desc.layer_shape(layer);
@@ -125,7 +146,10 @@ fn evaluate(
                 magnitude += w.abs() * (x.abs() + e);
                 propagated += w.abs() * e;
             }
-            let z_error = propagated + sum_roundoff * magnitude;
+            let mut z_error = propagated + sum_roundoff * magnitude;
+            if f16_sums {
+                z_error += F16_ROUNDOFF * (z.abs() + z_error) * 1.01 + F16_UNDERFLOW;
+            }
             let value = activation.apply(z);
             let evaluation = if activation.code() >= 3 {
                 ACTIVATION_ROUNDOFF * (z.abs() + z_error + value.abs())

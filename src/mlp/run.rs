@@ -6,6 +6,7 @@ use crate::context::Context;
 use crate::error::{Error, Operand, Result};
 use crate::kind::MlpKernel;
 use crate::mlp::coopmat::CoopmatMlp;
+use crate::mlp::coopvec::CoopvecMlp;
 use crate::mlp::desc::{LayerWeights, MlpDesc};
 use crate::mlp::kernel::MlpPlan;
 use crate::mlp::rows::{MlpBuffers, MlpIo, MlpLayout};
@@ -27,6 +28,8 @@ struct MlpInner {
     simt: SimtMlp,
     /// The cooperative-matrix kernel's copy, or why it cannot run the network here.
     coopmat: std::result::Result<CoopmatMlp, String>,
+    /// The cooperative-vector kernel's copy, or why it cannot run the network here.
+    coopvec: std::result::Result<CoopvecMlp, String>,
 }
 
 impl Mlp {
@@ -93,14 +96,18 @@ impl Context {
     pub fn build_mlp(&self, desc: &MlpDesc, weights: &[LayerWeights]) -> Result<Mlp> {
         desc.validate()?;
         desc.check_weights(0, weights)?;
-        let (simt, coopmat) = self.scoped(|| -> Result<_> {
+        let (simt, coopmat, coopvec) = self.scoped(|| -> Result<_> {
             Ok((
                 SimtMlp::new(self, desc, weights)?,
                 CoopmatMlp::new(self, desc, weights)?,
+                CoopvecMlp::new(self, desc, weights)?,
             ))
         })??;
         if let Err(why) = &coopmat {
             log::debug!("network {desc}: no cooperative-matrix kernel: {why}");
+        }
+        if let Err(why) = &coopvec {
+            log::debug!("network {desc}: no cooperative-vector kernel: {why}");
         }
         Ok(Mlp {
             inner: Arc::new(MlpInner {
@@ -108,6 +115,7 @@ impl Context {
                 weights: weights.to_vec(),
                 simt,
                 coopmat,
+                coopvec,
             }),
             kernel: None,
         })
@@ -138,6 +146,20 @@ impl Context {
                         .map_err(Clone::clone)
                         .and_then(|coopmat| {
                             coopmat.supports(
+                                self.backends_of_device()
+                                    .coopmat
+                                    .as_ref()
+                                    .map_err(Clone::clone)?,
+                                io,
+                            )
+                        }),
+                    MlpKernel::Coopvec => mlp
+                        .inner
+                        .coopvec
+                        .as_ref()
+                        .map_err(Clone::clone)
+                        .and_then(|coopvec| {
+                            coopvec.supports(
                                 self.backends_of_device()
                                     .coopmat
                                     .as_ref()
@@ -188,6 +210,17 @@ impl Context {
                         reasons: vec![(MlpKernel::Coopmat, why.clone())],
                     })?;
                 coopmat.record(self, mlp.desc(), buffers, input, output)?
+            }
+            MlpKernel::Coopvec => {
+                // The plan chose it, so the network has the kernel's copy.
+                let coopvec = mlp
+                    .inner
+                    .coopvec
+                    .as_ref()
+                    .map_err(|why| Error::MlpNoKernel {
+                        reasons: vec![(MlpKernel::Coopvec, why.clone())],
+                    })?;
+                coopvec.record(self, buffers, input, output)?
             }
             MlpKernel::Simt => {
                 let mut encoder =

@@ -91,6 +91,66 @@ unsafe impl vk::ExtendsPhysicalDeviceFeatures2 for CooperativeMatrix2Features {}
 // SAFETY: as above.
 unsafe impl vk::ExtendsDeviceCreateInfo for CooperativeMatrix2Features {}
 
+/// `VK_NV_cooperative_vector`, which ash 0.38 predates.
+pub(crate) const COOPERATIVE_VECTOR_EXTENSION: &CStr = c"VK_NV_cooperative_vector";
+/// `VK_EXT_shader_replicated_composites`, which ash 0.38 predates. glslang writes every
+/// cooperative vector made from one scalar (the network kernel's zero and one vectors) as a
+/// replicated composite, so the cooperative-vector kernel needs it beside
+/// `VK_NV_cooperative_vector`.
+pub(crate) const REPLICATED_COMPOSITES_EXTENSION: &CStr = c"VK_EXT_shader_replicated_composites";
+
+/// `VkPhysicalDeviceCooperativeVectorFeaturesNV` (sType 1000491000).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CooperativeVectorFeatures {
+    s_type: vk::StructureType,
+    p_next: *mut std::ffi::c_void,
+    cooperative_vector: vk::Bool32,
+    cooperative_vector_training: vk::Bool32,
+}
+
+impl Default for CooperativeVectorFeatures {
+    fn default() -> Self {
+        CooperativeVectorFeatures {
+            s_type: vk::StructureType::from_raw(1_000_491_000),
+            p_next: std::ptr::null_mut(),
+            cooperative_vector: vk::FALSE,
+            cooperative_vector_training: vk::FALSE,
+        }
+    }
+}
+
+// SAFETY: the struct has the layout of VkPhysicalDeviceCooperativeVectorFeaturesNV (sType,
+// pNext, two VkBool32), which the spec lets extend both of these structures.
+unsafe impl vk::ExtendsPhysicalDeviceFeatures2 for CooperativeVectorFeatures {}
+// SAFETY: as above.
+unsafe impl vk::ExtendsDeviceCreateInfo for CooperativeVectorFeatures {}
+
+/// `VkPhysicalDeviceShaderReplicatedCompositesFeaturesEXT` (sType 1000564000).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ReplicatedCompositesFeatures {
+    s_type: vk::StructureType,
+    p_next: *mut std::ffi::c_void,
+    shader_replicated_composites: vk::Bool32,
+}
+
+impl Default for ReplicatedCompositesFeatures {
+    fn default() -> Self {
+        ReplicatedCompositesFeatures {
+            s_type: vk::StructureType::from_raw(1_000_564_000),
+            p_next: std::ptr::null_mut(),
+            shader_replicated_composites: vk::FALSE,
+        }
+    }
+}
+
+// SAFETY: the struct has the layout of VkPhysicalDeviceShaderReplicatedCompositesFeaturesEXT
+// (sType, pNext, one VkBool32), which the spec lets extend both of these structures.
+unsafe impl vk::ExtendsPhysicalDeviceFeatures2 for ReplicatedCompositesFeatures {}
+// SAFETY: as above.
+unsafe impl vk::ExtendsDeviceCreateInfo for ReplicatedCompositesFeatures {}
+
 pub(crate) use super::EnabledFeatures;
 pub(crate) use super::OpenOptions;
 
@@ -120,6 +180,7 @@ pub(crate) fn enabled_by_wgpu(device: &wgpu::Device) -> EnabledFeatures {
         subgroup_size_control: false,
         full_subgroups: false,
         cooperative_matrix2: false,
+        cooperative_vector: false,
         pipeline_statistics: false,
         emulated_cooperative_matrix: false,
         unchecked_pipelines: false,
@@ -139,6 +200,7 @@ struct Supported {
     subgroup_size_control: bool,
     full_subgroups: bool,
     cooperative_matrix2: bool,
+    cooperative_vector: bool,
     pipeline_statistics: bool,
     pipeline_robustness: bool,
 }
@@ -148,6 +210,7 @@ fn query_supported(
     physical_device: vk::PhysicalDevice,
     has_bf16_extension: bool,
     has_coopmat2_extension: bool,
+    has_coopvec_extensions: bool,
     has_statistics_extension: bool,
     has_robustness_extension: bool,
 ) -> Supported {
@@ -159,6 +222,8 @@ fn query_supported(
     let mut subgroup = vk::PhysicalDeviceSubgroupSizeControlFeatures::default();
     let mut bfloat16 = ShaderBfloat16Features::default();
     let mut coopmat2 = CooperativeMatrix2Features::default();
+    let mut coopvec = CooperativeVectorFeatures::default();
+    let mut replicated = ReplicatedCompositesFeatures::default();
     let mut statistics = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default();
     let mut robustness = vk::PhysicalDevicePipelineRobustnessFeaturesEXT::default();
     let mut features2 = vk::PhysicalDeviceFeatures2::default()
@@ -174,6 +239,9 @@ fn query_supported(
     if has_coopmat2_extension {
         features2 = features2.push_next(&mut coopmat2);
     }
+    if has_coopvec_extensions {
+        features2 = features2.push_next(&mut coopvec).push_next(&mut replicated);
+    }
     if has_statistics_extension {
         features2 = features2.push_next(&mut statistics);
     }
@@ -181,8 +249,9 @@ fn query_supported(
         features2 = features2.push_next(&mut robustness);
     }
     // SAFETY: every struct in the chain is a valid, writable feature struct that outlives the
-    // call; extension structs (bf16, coopmat2, pipeline statistics, pipeline robustness) are
-    // chained only when the device lists their extension.
+    // call; extension structs (bf16, coopmat2, cooperative vectors and replicated composites,
+    // pipeline statistics, pipeline robustness) are chained only when the device lists their
+    // extension.
     unsafe { instance.get_physical_device_features2(physical_device, &mut features2) };
     Supported {
         cooperative_matrix: cooperative.cooperative_matrix == vk::TRUE,
@@ -202,6 +271,9 @@ fn query_supported(
             && coopmat2.flexible_dimensions == vk::TRUE
             && coopmat2.tensor_addressing == vk::TRUE
             && coopmat2.per_element_operations == vk::TRUE,
+        cooperative_vector: has_coopvec_extensions
+            && coopvec.cooperative_vector == vk::TRUE
+            && replicated.shader_replicated_composites == vk::TRUE,
         pipeline_statistics: has_statistics_extension
             && statistics.pipeline_executable_info == vk::TRUE,
         pipeline_robustness: has_robustness_extension && robustness.pipeline_robustness == vk::TRUE,
@@ -251,6 +323,11 @@ pub(crate) fn open_with_coopmat(
     let has_bf16_extension = !emulate && capabilities.supports_extension(BFLOAT16_EXTENSION);
     let has_coopmat2_extension =
         !emulate && capabilities.supports_extension(COOPERATIVE_MATRIX2_EXTENSION);
+    // Cooperative vectors are enabled only for the real kernels: with emulation the network
+    // kernel runs its stand-in (as the cooperative-matrix kernels do).
+    let has_coopvec_extensions = !emulate
+        && capabilities.supports_extension(COOPERATIVE_VECTOR_EXTENSION)
+        && capabilities.supports_extension(REPLICATED_COMPOSITES_EXTENSION);
     let has_statistics_extension = options.pipeline_statistics
         && capabilities.supports_extension(ash::khr::pipeline_executable_properties::NAME);
     let has_robustness_extension = options.unchecked_pipelines
@@ -260,6 +337,7 @@ pub(crate) fn open_with_coopmat(
         physical_device,
         has_bf16_extension,
         has_coopmat2_extension,
+        has_coopvec_extensions,
         has_statistics_extension,
         has_robustness_extension,
     );
@@ -282,6 +360,16 @@ pub(crate) fn open_with_coopmat(
             supported
                 .cooperative_matrix2
                 .then_some(COOPERATIVE_MATRIX2_EXTENSION),
+        )
+        .chain(
+            supported
+                .cooperative_vector
+                .then_some([
+                    COOPERATIVE_VECTOR_EXTENSION,
+                    REPLICATED_COMPOSITES_EXTENSION,
+                ])
+                .into_iter()
+                .flatten(),
         )
         .chain(
             supported
@@ -308,6 +396,9 @@ pub(crate) fn open_with_coopmat(
         subgroup_size_control: supported.subgroup_size_control,
         full_subgroups: supported.full_subgroups,
         cooperative_matrix2: supported.cooperative_matrix2
+            && supported.float16
+            && supported.storage16,
+        cooperative_vector: supported.cooperative_vector
             && supported.float16
             && supported.storage16,
         pipeline_statistics: supported.pipeline_statistics,
@@ -346,6 +437,17 @@ pub(crate) fn open_with_coopmat(
     };
     if supported.cooperative_matrix2 {
         info = info.push_next(&mut coopmat2);
+    }
+    let mut coopvec = CooperativeVectorFeatures {
+        cooperative_vector: vk::TRUE,
+        ..Default::default()
+    };
+    let mut replicated = ReplicatedCompositesFeatures {
+        shader_replicated_composites: vk::TRUE,
+        ..Default::default()
+    };
+    if supported.cooperative_vector {
+        info = info.push_next(&mut coopvec).push_next(&mut replicated);
     }
     let mut statistics = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default()
         .pipeline_executable_info(true);

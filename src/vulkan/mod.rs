@@ -7,7 +7,9 @@
 //!
 //! - [`device`]: opening a wgpu device whose `VkDevice` has the cooperative-matrix
 //!   extensions and features enabled, and finding out what a caller's device has.
-//! - [`properties`]: the device's cooperative-matrix shapes, subgroup sizes and limits.
+//! - [`properties`]: the device's cooperative-matrix shapes, cooperative-vector
+//!   combinations, subgroup sizes and limits; `coopvec`: network weights converted to the
+//!   driver's cooperative-vector matrix layout.
 //! - `dispatch`: pipelines built from the GLSL kernels' SPIR-V with ash, and recording
 //!   them on wgpu's own command buffers and buffers; `recycler`: the descriptor sets and
 //!   events each recorded GEMM holds until the GPU is done with it; `touch`: the wgpu pass
@@ -58,6 +60,8 @@
 // The module boundary of the raw-Vulkan interop: compiled only where wgpu has a Vulkan
 // backend (`cfg(vulkan_interop)`, see build.rs); elsewhere `absent` stands in with the same
 // names, and the cooperative-matrix backend reports that it is not built for the platform.
+#[cfg(vulkan_interop)]
+pub(crate) mod coopvec;
 #[cfg(vulkan_interop)]
 pub mod device;
 #[cfg(vulkan_interop)]

@@ -4,7 +4,9 @@ use ash::vk;
 use wgpu::hal::api::Vulkan;
 
 use super::device::COMPONENT_TYPE_BFLOAT16;
-use crate::device_info::{CoopmatDeviceInfo, FlexibleShape};
+use crate::device_info::{
+    CooperativeVectorCombination, CooperativeVectorInfo, CoopmatDeviceInfo, FlexibleShape,
+};
 use crate::types::{CoopmatShape, DType};
 
 fn dtype(component: vk::ComponentTypeKHR) -> Option<DType> {
@@ -46,6 +48,100 @@ struct CooperativeMatrix2Properties {
 // SAFETY: layout of VkPhysicalDeviceCooperativeMatrix2PropertiesNV, an extension of
 // VkPhysicalDeviceProperties2.
 unsafe impl vk::ExtendsPhysicalDeviceProperties2 for CooperativeMatrix2Properties {}
+
+/// `VkPhysicalDeviceCooperativeVectorPropertiesNV` (sType 1000491001).
+#[repr(C)]
+struct CooperativeVectorProperties {
+    s_type: vk::StructureType,
+    p_next: *mut std::ffi::c_void,
+    supported_stages: vk::ShaderStageFlags,
+    training_float16_accumulation: vk::Bool32,
+    training_float32_accumulation: vk::Bool32,
+    max_components: u32,
+}
+
+// SAFETY: layout of VkPhysicalDeviceCooperativeVectorPropertiesNV, an extension of
+// VkPhysicalDeviceProperties2.
+unsafe impl vk::ExtendsPhysicalDeviceProperties2 for CooperativeVectorProperties {}
+
+/// `VkCooperativeVectorPropertiesNV` (sType 1000491002).
+#[repr(C)]
+struct CooperativeVectorCombinationProperties {
+    s_type: vk::StructureType,
+    p_next: *mut std::ffi::c_void,
+    input_type: vk::ComponentTypeKHR,
+    input_interpretation: vk::ComponentTypeKHR,
+    matrix_interpretation: vk::ComponentTypeKHR,
+    bias_interpretation: vk::ComponentTypeKHR,
+    result_type: vk::ComponentTypeKHR,
+    transpose: vk::Bool32,
+}
+
+type CooperativeVectorPropertiesFn = unsafe extern "system" fn(
+    vk::PhysicalDevice,
+    *mut u32,
+    *mut CooperativeVectorCombinationProperties,
+) -> vk::Result;
+
+/// Every combination `vkGetPhysicalDeviceCooperativeVectorPropertiesNV` lists (empty if the
+/// command is missing or fails).
+fn cooperative_vector_combinations(
+    entry: &ash::Entry,
+    instance: &ash::Instance,
+    physical_device: vk::PhysicalDevice,
+) -> Vec<CooperativeVectorCombination> {
+    // SAFETY: the instance handle is live; the name is a valid C string.
+    let Some(function) = (unsafe {
+        entry.get_instance_proc_addr(
+            instance.handle(),
+            c"vkGetPhysicalDeviceCooperativeVectorPropertiesNV".as_ptr(),
+        )
+    }) else {
+        return Vec::new();
+    };
+    // SAFETY: the loader returned this entry point for the name above, whose signature is
+    // (VkPhysicalDevice, uint32_t*, VkCooperativeVectorPropertiesNV*).
+    let function: CooperativeVectorPropertiesFn = unsafe { std::mem::transmute(function) };
+    let mut count = 0u32;
+    // SAFETY: first call with a null array asks for the count only.
+    if unsafe { function(physical_device, &mut count, std::ptr::null_mut()) } != vk::Result::SUCCESS
+    {
+        return Vec::new();
+    }
+    let mut entries: Vec<CooperativeVectorCombinationProperties> = (0..count)
+        .map(|_| CooperativeVectorCombinationProperties {
+            s_type: vk::StructureType::from_raw(1_000_491_002),
+            p_next: std::ptr::null_mut(),
+            input_type: vk::ComponentTypeKHR::FLOAT16,
+            input_interpretation: vk::ComponentTypeKHR::FLOAT16,
+            matrix_interpretation: vk::ComponentTypeKHR::FLOAT16,
+            bias_interpretation: vk::ComponentTypeKHR::FLOAT16,
+            result_type: vk::ComponentTypeKHR::FLOAT16,
+            transpose: vk::FALSE,
+        })
+        .collect();
+    // SAFETY: `entries` holds `count` initialised structs with sType set; the driver writes
+    // at most `count` of them and updates `count`.
+    let result = unsafe { function(physical_device, &mut count, entries.as_mut_ptr()) };
+    if result != vk::Result::SUCCESS && result != vk::Result::INCOMPLETE {
+        return Vec::new();
+    }
+    entries.truncate(count as usize);
+    entries
+        .iter()
+        .map(|e| CooperativeVectorCombination {
+            types: [
+                e.input_type,
+                e.input_interpretation,
+                e.matrix_interpretation,
+                e.bias_interpretation,
+                e.result_type,
+            ]
+            .map(dtype),
+            transpose: e.transpose == vk::TRUE,
+        })
+        .collect()
+}
 
 type FlexibleDimensionsFn = unsafe extern "system" fn(
     vk::PhysicalDevice,
@@ -197,6 +293,7 @@ pub(crate) fn query(device: &wgpu::Device) -> Option<CoopmatDeviceInfo> {
         Vec::new()
     };
     let has_coopmat2 = lists(c"VK_NV_cooperative_matrix2");
+    let has_coopvec = lists(super::device::COOPERATIVE_VECTOR_EXTENSION);
     let mut subgroup = vk::PhysicalDeviceSubgroupProperties::default();
     let mut size_control = vk::PhysicalDeviceSubgroupSizeControlProperties::default();
     let mut coopmat2 = CooperativeMatrix2Properties {
@@ -206,14 +303,26 @@ pub(crate) fn query(device: &wgpu::Device) -> Option<CoopmatDeviceInfo> {
         flexible_dimensions_max_dimension: 0,
         workgroup_scope_reserved_shared_memory: 0,
     };
+    let mut coopvec = CooperativeVectorProperties {
+        s_type: vk::StructureType::from_raw(1_000_491_001),
+        p_next: std::ptr::null_mut(),
+        supported_stages: vk::ShaderStageFlags::empty(),
+        training_float16_accumulation: vk::FALSE,
+        training_float32_accumulation: vk::FALSE,
+        max_components: 0,
+    };
     let mut properties2 = vk::PhysicalDeviceProperties2::default()
         .push_next(&mut subgroup)
         .push_next(&mut size_control);
     if has_coopmat2 {
         properties2 = properties2.push_next(&mut coopmat2);
     }
+    if has_coopvec {
+        properties2 = properties2.push_next(&mut coopvec);
+    }
     // SAFETY: the chained structs are valid output structs that outlive the call; the
-    // coopmat2 one is chained only when the device lists its extension.
+    // coopmat2 and cooperative-vector ones are chained only when the device lists their
+    // extension.
     unsafe { instance.get_physical_device_properties2(physical_device, &mut properties2) };
     let limits = properties2.properties.limits;
     let device_name = properties2
@@ -249,5 +358,16 @@ pub(crate) fn query(device: &wgpu::Device) -> Option<CoopmatDeviceInfo> {
         },
         workgroup_scope_max_invocations: coopmat2.workgroup_scope_max_workgroup_size,
         flexible_max_dimension: coopmat2.flexible_dimensions_max_dimension,
+        cooperative_vector: has_coopvec.then(|| CooperativeVectorInfo {
+            max_components: coopvec.max_components,
+            compute: coopvec
+                .supported_stages
+                .contains(vk::ShaderStageFlags::COMPUTE),
+            combinations: cooperative_vector_combinations(
+                shared.entry(),
+                instance,
+                physical_device,
+            ),
+        }),
     })
 }

@@ -130,6 +130,33 @@ impl CoopmatBackend {
             .ok_or_else(|| "the device lists no 16x16x16 f16 x f16 -> f32 subgroup matrix".into())
     }
 
+    /// `Ok` where the cooperative-vector network kernel can run here: on the device's
+    /// `VK_NV_cooperative_vector` (f16 × f16 matrices with an f16 bias into f16 results, in
+    /// compute shaders), or on its software stand-in when the backend is emulated.
+    pub(crate) fn cooperative_vectors(&self) -> std::result::Result<(), String> {
+        if let Some(feature) = self.missing_input_feature(DType::F16) {
+            return Err(format!(
+                "needs {feature}, which the device does not have enabled"
+            ));
+        }
+        if self.is_emulated() {
+            return Ok(());
+        }
+        let Some(info) = &self.info.cooperative_vector else {
+            return Err(format!(
+                "{} does not list VK_NV_cooperative_vector",
+                self.info.device_name
+            ));
+        };
+        if !info.has_f16() {
+            return Err("the device lists no f16 x f16 (f16 bias) -> f16 cooperative-vector combination for compute shaders".into());
+        }
+        if !self.enabled.cooperative_vector {
+            return Err("the device was opened without VK_NV_cooperative_vector and VK_EXT_shader_replicated_composites (open it with Context::from_adapter, or see the README)".into());
+        }
+        Ok(())
+    }
+
     /// What the device offers, as the backend sees it.
     pub fn device_info(&self) -> &CoopmatDeviceInfo {
         &self.info
@@ -148,7 +175,7 @@ impl CoopmatBackend {
             .map(|t| t.short_name())
             .collect();
         format!(
-            "{}{}: subgroup {}, types [{}], driver bounds checks {}",
+            "{}{}: subgroup {}, types [{}], driver bounds checks {}, cooperative vectors {}",
             self.info.device_name,
             if self.is_emulated() {
                 " (EMULATED cooperative matrices: software multiply-add, for testing)"
@@ -161,6 +188,11 @@ impl CoopmatBackend {
                 "off (VK_EXT_pipeline_robustness)"
             } else {
                 "on"
+            },
+            match (self.cooperative_vectors(), self.is_emulated()) {
+                (Ok(()), true) => "EMULATED (stand-in)".to_string(),
+                (Ok(()), false) => "yes".to_string(),
+                (Err(why), _) => format!("no ({why})"),
             }
         )
     }

@@ -295,9 +295,9 @@ impl SkinnyConfig {
         4 * self.subgroups * self.block_m * self.block_n
     }
 
-    /// The configurations for an `m × n` product (`batch` of them) of `variant`'s types
-    /// with B row-major (`b_row_major`) or K-contiguous, the heuristic's first, then the
-    /// alternatives tuning measures.
+    /// The heuristic's configuration for an `m × n` product (`batch` of them) of
+    /// `variant`'s types with B row-major (`b_row_major`) or K-contiguous: what the planner
+    /// runs without tuning, and the first of [`SkinnyConfig::candidates`].
     ///
     /// The heuristic follows what tuning picked on the H100 (`docs/benchmarks.md`, decode):
     /// at most 4 rows per workgroup (more cost more in registers than the extra reads of B
@@ -310,15 +310,59 @@ impl SkinnyConfig {
     /// ```
     /// use coopgemm::config::{KernelVariant, SkinnyConfig};
     /// let f16 = KernelVariant::embedded().find(|v| v.name == "gemm_skinny_f16_f32").unwrap();
-    /// let first = SkinnyConfig::candidates(f16, 1, 14336, 1, false, 32)[0];
+    /// let first = SkinnyConfig::heuristic(f16, 1, 14336, 1, false, 32);
     /// assert_eq!((first.block_m, first.block_n), (1, 2));
-    /// let first = SkinnyConfig::candidates(f16, 16, 4096, 1, false, 32)[0];
+    /// let first = SkinnyConfig::heuristic(f16, 16, 4096, 1, false, 32);
     /// assert_eq!((first.block_m, first.block_n, first.k_unroll), (4, 4, 1));
-    /// let first = SkinnyConfig::candidates(f16, 1, 4096, 1, true, 32)[0];
+    /// let first = SkinnyConfig::heuristic(f16, 1, 4096, 1, true, 32);
     /// assert_eq!((first.block_m, first.block_n), (1, 8));
-    /// let first = SkinnyConfig::candidates(f16, 16, 4096, 1, true, 32)[0];
+    /// let first = SkinnyConfig::heuristic(f16, 16, 4096, 1, true, 32);
     /// assert_eq!((first.block_m, first.block_n), (4, 64));
     /// ```
+    pub fn heuristic(
+        variant: KernelVariant,
+        m: u32,
+        n: u32,
+        batch: u32,
+        b_row_major: bool,
+        subgroup_size: u32,
+    ) -> SkinnyConfig {
+        let shape = SkinnyShape::new(variant, m, subgroup_size);
+        let block_m = shape.block_m;
+        if b_row_major {
+            let (candidates, target) = if shape.scalar_a(block_m) {
+                (shape.lanes(&[4, 2, 1]), 2 * Self::TARGET_WORKGROUPS)
+            } else {
+                (shape.lanes(&[8, 4, 2, 1]), Self::TARGET_WORKGROUPS)
+            };
+            let workgroups = |block_n: u32| {
+                m.max(1).div_ceil(block_m) as u64 * n.div_ceil(block_n) as u64 * batch.max(1) as u64
+            };
+            let first = candidates
+                .iter()
+                .copied()
+                .find(|&l| workgroups(l * shape.vector) >= target)
+                .unwrap_or(1);
+            shape.config(
+                block_m,
+                first * shape.vector,
+                shape.row_major_subgroups(),
+                shape.row_major_unroll(block_m),
+            )
+        } else {
+            let first_unroll = if block_m == 1 { 2 } else { 1 };
+            shape.config(
+                block_m,
+                block_m.max(2),
+                shape.k_contiguous_subgroups(),
+                first_unroll,
+            )
+        }
+    }
+
+    /// The configurations tuning measures for the same product: the
+    /// [heuristic](SkinnyConfig::heuristic)'s first, then twice and half as many rows per
+    /// workgroup and other widths, subgroup counts and K unrolls, each once.
     pub fn candidates(
         variant: KernelVariant,
         m: u32,
@@ -327,74 +371,46 @@ impl SkinnyConfig {
         b_row_major: bool,
         subgroup_size: u32,
     ) -> Vec<SkinnyConfig> {
-        let vector = 16 / variant.types.input.size_bytes() as u32;
-        let row_blocks = m.max(1).div_ceil(Self::HEURISTIC_BLOCK_M);
-        let block_m = m.max(1).div_ceil(row_blocks).next_power_of_two();
+        let shape = SkinnyShape::new(variant, m, subgroup_size);
+        let block_m = shape.block_m;
         // Alternatives for tuning: twice and half as many rows per workgroup.
         let other_block_m: Vec<u32> = [2 * block_m, block_m / 2]
             .into_iter()
             .filter(|&bm| {
                 (1..=Self::MAX_BLOCK_M).contains(&bm)
                     && bm < 2 * m.max(1)
-                    && (!b_row_major || bm * vector <= Self::MAX_SUMS)
+                    && (!b_row_major || bm * shape.vector <= Self::MAX_SUMS)
             })
             .collect();
-        let workgroups = |block_m: u32, block_n: u32| {
-            m.max(1).div_ceil(block_m) as u64 * n.div_ceil(block_n) as u64 * batch.max(1) as u64
-        };
-        let config = |block_m, block_n, subgroups, k_unroll| SkinnyConfig {
+        let mut list = vec![Self::heuristic(
             variant,
-            block_m,
-            block_n,
+            m,
+            n,
+            batch,
+            b_row_major,
             subgroup_size,
-            subgroups,
-            k_unroll,
-        };
-        let mut list = Vec::new();
-        if b_row_major {
-            let lanes = |list: &[u32]| -> Vec<u32> {
-                list.iter()
-                    .copied()
-                    .filter(|&l| l <= subgroup_size)
-                    .collect()
-            };
-            // At most 2 rows: A's elements as scalars, 2 rows of B per step.
-            let scalar_a = |block_m: u32| block_m <= 2;
-            let unroll = |block_m: u32| if scalar_a(block_m) { 2 } else { 1 };
-            let (candidates, target) = if scalar_a(block_m) {
-                (lanes(&[4, 2, 1]), 2 * Self::TARGET_WORKGROUPS)
-            } else {
-                (lanes(&[8, 4, 2, 1]), Self::TARGET_WORKGROUPS)
-            };
-            let first = candidates
-                .iter()
-                .copied()
-                .find(|&l| workgroups(block_m, l * vector) >= target)
-                .unwrap_or(1);
-            let subgroups = (256 / subgroup_size).max(1);
-            list.push(config(block_m, first * vector, subgroups, unroll(block_m)));
-            for bm in std::iter::once(block_m).chain(other_block_m) {
-                for lanes in lanes(&[1, 2, 4, 8, 16]) {
-                    list.push(config(bm, lanes * vector, subgroups, unroll(bm)));
-                    list.push(config(
+        )];
+        for bm in std::iter::once(block_m).chain(other_block_m) {
+            if b_row_major {
+                let subgroups = shape.row_major_subgroups();
+                for lanes in shape.lanes(&[1, 2, 4, 8, 16]) {
+                    let unroll = shape.row_major_unroll(bm);
+                    list.push(shape.config(bm, lanes * shape.vector, subgroups, unroll));
+                    list.push(shape.config(
                         bm,
-                        lanes * vector,
+                        lanes * shape.vector,
                         subgroups.div_ceil(2),
-                        2 * unroll(bm),
+                        2 * unroll,
                     ));
                 }
-            }
-        } else {
-            let subgroups = (128 / subgroup_size).max(1);
-            let first_unroll = if block_m == 1 { 2 } else { 1 };
-            list.push(config(block_m, block_m.max(2), subgroups, first_unroll));
-            for bm in std::iter::once(block_m).chain(other_block_m) {
+            } else {
+                let subgroups = shape.k_contiguous_subgroups();
                 for block_n in [1, 2, 4, 8] {
                     if bm * block_n <= Self::MAX_SUMS {
                         for (subgroups, k_unroll) in
                             [(subgroups, 1), (subgroups, 2), (2 * subgroups, 2)]
                         {
-                            list.push(config(bm, block_n, subgroups, k_unroll));
+                            list.push(shape.config(bm, block_n, subgroups, k_unroll));
                         }
                     }
                 }
@@ -407,6 +423,68 @@ impl SkinnyConfig {
             new
         });
         list
+    }
+}
+
+/// What [`SkinnyConfig::heuristic`] and [`SkinnyConfig::candidates`] derive alike from the
+/// product: 16-byte vectors of the input type, the heuristic's rows per workgroup, and the
+/// subgroup counts and unrolls each layout of B takes.
+struct SkinnyShape {
+    variant: KernelVariant,
+    vector: u32,
+    block_m: u32,
+    subgroup_size: u32,
+}
+
+impl SkinnyShape {
+    fn new(variant: KernelVariant, m: u32, subgroup_size: u32) -> SkinnyShape {
+        let row_blocks = m.max(1).div_ceil(SkinnyConfig::HEURISTIC_BLOCK_M);
+        SkinnyShape {
+            variant,
+            vector: 16 / variant.types.input.size_bytes() as u32,
+            block_m: m.max(1).div_ceil(row_blocks).next_power_of_two(),
+            subgroup_size,
+        }
+    }
+
+    fn config(&self, block_m: u32, block_n: u32, subgroups: u32, k_unroll: u32) -> SkinnyConfig {
+        SkinnyConfig {
+            variant: self.variant,
+            block_m,
+            block_n,
+            subgroup_size: self.subgroup_size,
+            subgroups,
+            k_unroll,
+        }
+    }
+
+    /// The lane counts of `list` a subgroup has.
+    fn lanes(&self, list: &[u32]) -> Vec<u32> {
+        list.iter()
+            .copied()
+            .filter(|&l| l <= self.subgroup_size)
+            .collect()
+    }
+
+    /// Row-major B, at most 2 rows: A's elements as scalars, 2 rows of B per step.
+    fn scalar_a(&self, block_m: u32) -> bool {
+        block_m <= 2
+    }
+
+    fn row_major_unroll(&self, block_m: u32) -> u32 {
+        if self.scalar_a(block_m) {
+            2
+        } else {
+            1
+        }
+    }
+
+    fn row_major_subgroups(&self) -> u32 {
+        (256 / self.subgroup_size).max(1)
+    }
+
+    fn k_contiguous_subgroups(&self) -> u32 {
+        (128 / self.subgroup_size).max(1)
     }
 }
 
@@ -640,6 +718,32 @@ impl fmt::Display for CoopmatConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_skinny_heuristic_is_the_first_candidate() {
+        for variant in KernelVariant::embedded().filter(|v| v.name.starts_with("gemm_skinny")) {
+            for m in [1, 2, 3, 4, 7, 16, 27, 32] {
+                for n in [1, 8, 100, 4096, 14336] {
+                    for b_row_major in [false, true] {
+                        for subgroup_size in [8, 32, 64] {
+                            let args = (variant, m, n, 3, b_row_major, subgroup_size);
+                            let candidates = SkinnyConfig::candidates(
+                                args.0, args.1, args.2, args.3, args.4, args.5,
+                            );
+                            assert_eq!(
+                                SkinnyConfig::heuristic(
+                                    args.0, args.1, args.2, args.3, args.4, args.5
+                                ),
+                                candidates[0],
+                                "{args:?}"
+                            );
+                            assert!(candidates.len() > 1);
+                        }
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn only_tiles_above_128x256_need_more_workgroups() {

@@ -287,8 +287,8 @@ impl CoopmatBackend {
     /// `VK_KHR_cooperative_matrix` kernel otherwise.
     pub fn plan(&self, gemm: &ResolvedGemm) -> std::result::Result<CoopmatPlan, String> {
         // GEMMs of a few rows stream B once on the skinny kernel.
-        if let Some(skinny) = self.skinny_plans(gemm).first() {
-            return Ok(*skinny);
+        if let Some(skinny) = self.skinny_plan(gemm) {
+            return Ok(skinny);
         }
         let plans = self.preferred_plans(gemm)?;
         // A tile or tiling forced by the environment, wherever it fits (so that tests run it
@@ -374,45 +374,75 @@ impl CoopmatBackend {
         Ok(skinny.into_iter().chain(plans).collect())
     }
 
+    /// The skinny kernel's configuration for `gemm` without tuning: the heuristic's where it
+    /// fits the device, else the first candidate that does (see [`Self::skinny_plans`]).
+    /// Computed without listing every candidate: planning runs on every GEMM.
+    fn skinny_plan(&self, gemm: &ResolvedGemm) -> Option<CoopmatPlan> {
+        let (variant, b_row_major) = self.skinny_variant(gemm)?;
+        let g = &gemm.gemm;
+        let heuristic = SkinnyConfig::heuristic(
+            variant,
+            g.m,
+            g.n,
+            g.batch,
+            b_row_major,
+            self.subgroup_size(),
+        );
+        if self.skinny_fits(gemm, &heuristic) {
+            return Some(CoopmatPlan::Skinny(heuristic));
+        }
+        self.skinny_plans(gemm).into_iter().next()
+    }
+
     /// The skinny kernel's configurations for `gemm`, the heuristic's first; none where
     /// it does not take the GEMM: more rows than
     /// [`KernelOverrides::skinny_rows`](crate::KernelOverrides::skinny_rows), a forced tile
     /// or tiling of the other kernels, B in column panels, types without a variant or a
     /// feature, or a grid the device cannot launch.
     fn skinny_plans(&self, gemm: &ResolvedGemm) -> Vec<CoopmatPlan> {
+        let Some((variant, b_row_major)) = self.skinny_variant(gemm) else {
+            return Vec::new();
+        };
+        let g = &gemm.gemm;
+        SkinnyConfig::candidates(
+            variant,
+            g.m,
+            g.n,
+            g.batch,
+            b_row_major,
+            self.subgroup_size(),
+        )
+        .into_iter()
+        .filter(|config| self.skinny_fits(gemm, config))
+        .map(CoopmatPlan::Skinny)
+        .collect()
+    }
+
+    /// The skinny kernel's variant for `gemm`'s types and whether B is row-major, where the
+    /// kernel takes the GEMM (see [`Self::skinny_plans`]).
+    fn skinny_variant(&self, gemm: &ResolvedGemm) -> Option<(KernelVariant, bool)> {
         let g = &gemm.gemm;
         let variants = if self.is_emulated() {
             SKINNY_EMULATED_VARIANTS
         } else {
             SKINNY_VARIANTS
         };
-        let Some(variant) = variants.iter().find(|v| v.types == g.types) else {
-            return Vec::new();
-        };
+        let variant = variants.iter().find(|v| v.types == g.types)?;
         if g.m > self.overrides.skinny_rows
             || self.overrides.forces_a_tile()
             || gemm.b.order.panel_width().is_some()
             || self.missing_input_feature(g.types.input).is_some()
         {
-            return Vec::new();
+            return None;
         }
-        let limits = self.grid_limits();
-        SkinnyConfig::candidates(
-            *variant,
-            g.m,
-            g.n,
-            g.batch,
-            gemm.b.order == Order::RowMajor,
-            self.subgroup_size(),
-        )
-        .into_iter()
-        .filter(|config| {
-            config.workgroup_size() <= self.info.max_workgroup_invocations
-                && config.shared_memory_bytes() <= self.info.shared_memory_bytes
-                && row_block_grid(gemm, (config.block_m, config.block_n), limits).is_ok()
-        })
-        .map(CoopmatPlan::Skinny)
-        .collect()
+        Some((*variant, gemm.b.order == Order::RowMajor))
+    }
+
+    /// Whether the device runs `config` on `gemm`: workgroup size, shared memory, grid.
+    fn skinny_fits(&self, gemm: &ResolvedGemm, config: &SkinnyConfig) -> bool {
+        config.workgroup_size() <= self.info.max_workgroup_invocations
+            && config.shared_memory_bytes() <= self.info.shared_memory_bytes
+            && row_block_grid(gemm, (config.block_m, config.block_n), self.grid_limits()).is_ok()
     }
 
     /// The most workgroups a dispatch may have along each dimension.

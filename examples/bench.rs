@@ -19,8 +19,9 @@
 //! many as take about 20 ms, at most 200) submitted back to back until they complete,
 //! divided by their number: short GEMMs measured 5 at a time varied up to 3x between runs
 //! on the H100. Each record says which timing it used; wall-clock records also give
-//! `host_submit_ms`, the median time one `Context::run` held the calling thread. Progress
-//! goes to stderr, the table to stdout.
+//! `host_submit_ms`, the median time one `Context::run` held the calling thread
+//! (`--prepared`: one `Context::run_prepared` of a GEMM prepared once, timing
+//! `wall-clock-prepared`). Progress goes to stderr, the table to stdout.
 //!
 //! `--cpu` (the default when the adapter is a CPU driver such as lavapipe; `--no-cpu` turns
 //! it off) also times a CPU GEMM, `matrixmultiply::sgemm`, at every shape with f32: on one
@@ -84,6 +85,10 @@ struct Args {
     /// Time with the wall clock even where the adapter has GPU timestamps
     #[arg(long)]
     wall_clock: bool,
+    /// Launch each GEMM prepared once (Context::prepare_gemm, run_prepared): wall-clock
+    /// timing, and host_submit_ms is one run_prepared
+    #[arg(long)]
+    prepared: bool,
     /// Also time a CPU GEMM (matrixmultiply) at the f32 shapes [default: on a CPU adapter]
     #[arg(long, overrides_with = "no_cpu")]
     cpu: bool,
@@ -142,6 +147,8 @@ struct How {
     pack: bool,
     /// Tune the shape class first.
     tune: bool,
+    /// Launch through `Context::prepare_gemm` / `run_prepared` (wall clock).
+    prepared: bool,
 }
 
 /// Measures one case; `bar`'s message says which stage it is in.
@@ -161,6 +168,7 @@ fn measure<I: Element, O: Element>(
         use_timestamps,
         pack,
         tune,
+        prepared,
     } = how;
     let resolved = gemm.resolve()?;
     let a: Vec<I> =
@@ -216,7 +224,7 @@ fn measure<I: Element, O: Element>(
     // Includes a wait per batch: an overestimate, which only shortens the samples.
     let gemm_seconds_estimate = warm_up.elapsed().as_secs_f64() / warm_up_runs as f64;
     stage("timing");
-    let timestamped = if use_timestamps {
+    let timestamped = if use_timestamps && !prepared {
         time_on_gpu(context, gemm, &buffers, runs, gemm_seconds_estimate)?
     } else {
         None
@@ -224,9 +232,20 @@ fn measure<I: Element, O: Element>(
     let (seconds, host_submit_seconds, timing) = match timestamped {
         Some(seconds) => (seconds, None, "gpu-timestamps"),
         None => {
-            let (seconds, submit_seconds) =
-                time_with_wall_clock(context, gemm, &buffers, runs, gemm_seconds_estimate)?;
-            (seconds, Some(median(submit_seconds)), "wall-clock")
+            let (seconds, submit_seconds) = time_with_wall_clock(
+                context,
+                gemm,
+                &buffers,
+                runs,
+                gemm_seconds_estimate,
+                prepared,
+            )?;
+            let timing = if prepared {
+                "wall-clock-prepared"
+            } else {
+                "wall-clock"
+            };
+            (seconds, Some(median(submit_seconds)), timing)
         }
     };
     let median_seconds = median(seconds);
@@ -295,7 +314,11 @@ fn time_with_wall_clock(
     buffers: &GemmBuffers<'_>,
     runs: usize,
     gemm_seconds_estimate: f64,
+    prepared: bool,
 ) -> Result<(Vec<f64>, Vec<f64>), coopgemm::Error> {
+    let prepared = prepared
+        .then(|| context.prepare_gemm(gemm, buffers))
+        .transpose()?;
     let gemms_per_sample = ((SAMPLE_SECONDS / gemm_seconds_estimate.max(1e-7)).ceil() as usize)
         .clamp(MIN_GEMMS_PER_SAMPLE, MAX_GEMMS_PER_SAMPLE);
     let mut seconds = Vec::with_capacity(runs);
@@ -304,7 +327,14 @@ fn time_with_wall_clock(
         let started = Instant::now();
         for _ in 0..gemms_per_sample {
             let submitted = Instant::now();
-            context.run(gemm, buffers)?;
+            match &prepared {
+                Some(prepared) => {
+                    context.run_prepared(&[prepared])?;
+                }
+                None => {
+                    context.run(gemm, buffers)?;
+                }
+            }
             submit_seconds.push(submitted.elapsed().as_secs_f64());
         }
         context.wait()?;
@@ -525,6 +555,7 @@ fn main() {
             use_timestamps: !args.wall_clock,
             pack: b_layout == BLayout::Packed,
             tune: !args.no_tune,
+            prepared: args.prepared,
         };
         let measurement = match measure_types(&handle, &gemm, how, &bar) {
             Ok(measurement) => measurement,

@@ -260,7 +260,12 @@ impl Context {
         self.plan_resolved(&gemm.resolve()?, false, false)
     }
 
-    fn plan_resolved(&self, gemm: &ResolvedGemm, shared_encoder: bool, tune: bool) -> Result<Plan> {
+    pub(crate) fn plan_resolved(
+        &self,
+        gemm: &ResolvedGemm,
+        shared_encoder: bool,
+        tune: bool,
+    ) -> Result<Plan> {
         let request = Request {
             policy: self.policy,
             split_k: self.split_k,
@@ -288,7 +293,7 @@ impl Context {
         Ok(plan.kernel)
     }
 
-    fn prepare_plan(&self, gemm: &ResolvedGemm, plan: &Plan) -> Result<()> {
+    pub(crate) fn prepare_plan(&self, gemm: &ResolvedGemm, plan: &Plan) -> Result<()> {
         let backend = self
             .shared
             .planner
@@ -306,7 +311,7 @@ impl Context {
 
     /// Records `plan`'s GEMMs into `target`: the backend's kernel, or the partial GEMMs and
     /// split-K's reduction.
-    fn execute(
+    pub(crate) fn execute(
         &self,
         gemm: &ResolvedGemm,
         plan: &Plan,
@@ -448,6 +453,12 @@ impl Context {
     /// The backends of the device (for `diagnostics`).
     pub(crate) fn backends_of_device(&self) -> &crate::backends::Backends {
         &self.shared.planner.backends
+    }
+
+    /// Identifies the device state this handle shares with its clones (and with no other
+    /// context).
+    pub(crate) fn shared_id(&self) -> usize {
+        Arc::as_ptr(&self.shared) as *const () as usize
     }
 
     /// Records `gemm` into the caller's encoder, among the caller's own commands.

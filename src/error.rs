@@ -225,6 +225,9 @@ pub enum Error {
         /// The width of a row.
         width: u32,
     },
+    /// A [`PreparedGemm`](crate::PreparedGemm) was launched on a context other than the
+    /// one that prepared it (or its clones): its pipeline and bindings belong to that one.
+    PreparedElsewhere,
     /// An option's value does not parse: an environment variable read by
     /// [`ContextOptions::from_env`](crate::ContextOptions::from_env), or a kernel
     /// configuration's name parsed with `str::parse`.
@@ -354,6 +357,10 @@ impl fmt::Display for Error {
             Error::MlpRowStride { operand, stride, width } => write!(
                 f,
                 "{operand}: row stride {stride} is smaller than the row width {width}"
+            ),
+            Error::PreparedElsewhere => write!(
+                f,
+                "the GEMM was prepared on another context: launch it on that one"
             ),
             Error::InvalidOption { name, value, expected } => {
                 write!(f, "{name}: {value:?} is not {expected}")

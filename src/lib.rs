@@ -76,6 +76,7 @@ mod open;
 mod options;
 mod packing;
 mod planner;
+mod prepared;
 mod problem;
 mod reference;
 mod scratch;
@@ -106,6 +107,7 @@ pub use mlp::{
 pub use options::{AutotuneChoice, BackendChoice, ContextOptions, SplitKChoice, StageBChoice};
 pub use packing::PackedB;
 pub use planner::Plan;
+pub use prepared::PreparedGemm;
 pub use problem::{Gemm, MatrixLayout, Order};
 pub use selection::Selection;
 pub use split_k::SplitK;

@@ -50,17 +50,36 @@ pub(crate) struct PipelineKey {
     pub required_subgroup_size: u32,
 }
 
+/// The four ranges a GEMM dispatch binds: A, B, C and the epilogue's bias vector (A again
+/// where there is none: the shader never reads binding 3 then, but it must hold a valid
+/// range).
+pub(crate) fn gemm_bindings<'a>(
+    buffers: &GemmBuffers<'a>,
+    plan: &BindingPlan,
+) -> [(&'a wgpu::Buffer, BoundRange); 4] {
+    let (bias_buffer, bias_range) = match (buffers.bias, plan.bias) {
+        (Some(buffer), Some(range)) => (buffer, range),
+        _ => (buffers.a, plan.a),
+    };
+    [
+        (buffers.a, plan.a),
+        (buffers.b, plan.b),
+        (buffers.c, plan.c),
+        (bias_buffer, bias_range),
+    ]
+}
+
 /// Raw Vulkan objects of the cooperative-matrix backend on one device.
 pub(crate) struct VulkanKernels {
     /// Keeps the VkDevice alive (wgpu destroys it with its last Device/Queue/resource).
-    wgpu_device: wgpu::Device,
+    pub(super) wgpu_device: wgpu::Device,
     /// wgpu's queue: the GEMMs' command buffers are submitted there, and it reports their
     /// completion (`reclaim`).
-    queue: wgpu::Queue,
-    device: ash::Device,
+    pub(super) queue: wgpu::Queue,
+    pub(super) device: ash::Device,
     enabled: EnabledFeatures,
-    set_layout: vk::DescriptorSetLayout,
-    pipeline_layout: vk::PipelineLayout,
+    pub(super) set_layout: vk::DescriptorSetLayout,
+    pub(super) pipeline_layout: vk::PipelineLayout,
     pipeline_cache: vk::PipelineCache,
     /// Where `pipeline_cache` is loaded from and saved to, if anywhere.
     cache_file: Option<crate::disk_cache::CacheFile>,
@@ -71,7 +90,7 @@ pub(crate) struct VulkanKernels {
     recycler: Mutex<Recycler>,
     /// A wgpu pass that binds the same ranges read-write, so that wgpu initialises them
     /// (zero-fills never-written memory) and tracks them, before the raw commands run.
-    touch: TouchPass,
+    pub(super) touch: TouchPass,
     /// `2 * timing::PAIRS` timestamp queries for `Context::time_on_gpu`, where the device
     /// has wgpu's TIMESTAMP_QUERY (wgpu grants it when the queue's timestamps are valid).
     timestamps: Option<vk::QueryPool>,
@@ -338,38 +357,6 @@ impl VulkanKernels {
         }
         .map_err(vk_error("vkGetQueryPoolResults"))?;
         Ok(ticks)
-    }
-
-    /// Records one GEMM dispatch of `pipeline` over `grid` workgroups (A, B, C and the bias
-    /// vector, or A again as a stand-in where there is none) and returns the command buffers
-    /// to submit; see [`VulkanKernels::record_raw`].
-    pub(crate) fn record(
-        &self,
-        pipeline: vk::Pipeline,
-        buffers: &GemmBuffers<'_>,
-        plan: &BindingPlan,
-        push: &PushConstants,
-        grid: [u32; 3],
-        timestamp_pair: Option<u32>,
-    ) -> Result<Vec<wgpu::CommandBuffer>> {
-        // Without a bias the shader never reads binding 3, but it must hold a valid range.
-        let (bias_buffer, bias_range) = match (buffers.bias, plan.bias) {
-            (Some(buffer), Some(range)) => (buffer, range),
-            _ => (buffers.a, plan.a),
-        };
-        let bindings = [
-            (buffers.a, plan.a),
-            (buffers.b, plan.b),
-            (buffers.c, plan.c),
-            (bias_buffer, bias_range),
-        ];
-        self.record_raw(
-            pipeline,
-            &bindings,
-            bytemuck::bytes_of(push),
-            grid,
-            timestamp_pair,
-        )
     }
 
     /// Records one dispatch of `pipeline` over `grid` workgroups with the four storage

@@ -67,6 +67,8 @@ pub mod device;
 #[cfg(vulkan_interop)]
 pub(crate) mod dispatch;
 #[cfg(vulkan_interop)]
+pub(crate) mod prepared;
+#[cfg(vulkan_interop)]
 pub mod properties;
 #[cfg(vulkan_interop)]
 mod raw_pipeline_cache;

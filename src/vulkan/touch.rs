@@ -52,12 +52,30 @@ impl TouchPass {
         device: &wgpu::Device,
         bindings: &[(&wgpu::Buffer, BoundRange); 4],
     ) -> wgpu::CommandBuffer {
+        self.record_groups(device, &[&self.bind_group(device, bindings)])
+    }
+
+    /// The bind group of the four ranges a raw dispatch binds (made once for a prepared
+    /// GEMM).
+    pub(crate) fn bind_group(
+        &self,
+        device: &wgpu::Device,
+        bindings: &[(&wgpu::Buffer, BoundRange); 4],
+    ) -> wgpu::BindGroup {
         let entries = [0, 1, 2, 3].map(|i| bindings[i].1.bind_group_entry(i as u32, bindings[i].0));
-        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("coopgemm coopmat init"),
             layout: &self.layout,
             entries: &entries,
-        });
+        })
+    }
+
+    /// One pass over the ranges of each of `groups`, in a command buffer of its own.
+    pub(crate) fn record_groups(
+        &self,
+        device: &wgpu::Device,
+        groups: &[&wgpu::BindGroup],
+    ) -> wgpu::CommandBuffer {
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("coopgemm coopmat init"),
         });
@@ -67,8 +85,10 @@ impl TouchPass {
                 timestamp_writes: None,
             });
             pass.set_pipeline(&self.pipeline);
-            pass.set_bind_group(0, &bind_group, &[]);
-            pass.dispatch_workgroups(1, 1, 1);
+            for group in groups {
+                pass.set_bind_group(0, *group, &[]);
+                pass.dispatch_workgroups(1, 1, 1);
+            }
         }
         encoder.finish()
     }

@@ -26,7 +26,8 @@ use crate::problem::{Order, ResolvedGemm};
 use crate::types::CoopmatShape;
 use crate::types::{DType, GemmTypes};
 use crate::vulkan::device::{self as vulkan_device, EnabledFeatures};
-use crate::vulkan::dispatch::{PushConstants, VulkanKernels};
+use crate::vulkan::dispatch::{gemm_bindings, PushConstants, VulkanKernels};
+use crate::vulkan::prepared::PreparedDispatch;
 use crate::vulkan::properties;
 
 /// The cooperative-matrix backend of one Vulkan device.
@@ -583,8 +584,13 @@ impl CoopmatBackend {
         gemm: &ResolvedGemm,
         config: &KernelConfig,
     ) -> Result<(CoopmatPlan, ash::vk::Pipeline)> {
+        // The heuristic's own plan (what untuned GEMMs run) is checked without listing
+        // every candidate: this runs on every GEMM.
         let plan = match config {
-            KernelConfig::Coopmat(plan) if self.plans(gemm).is_ok_and(|p| p.contains(plan)) => {
+            KernelConfig::Coopmat(plan)
+                if self.plan(gemm).is_ok_and(|p| p == *plan)
+                    || self.plans(gemm).is_ok_and(|p| p.contains(plan)) =>
+            {
                 *plan
             }
             other => return Err(unusable_config(BackendKind::Coopmat, other)),
@@ -592,6 +598,77 @@ impl CoopmatBackend {
         let key = self.pipeline_key(&plan, gemm);
         let pipeline = self.kernels.pipeline(&key, plan.variant().spirv)?;
         Ok((plan, pipeline))
+    }
+
+    /// `config`'s pipeline for `gemm`, the ranges it binds, its push constants and its grid;
+    /// `None` for a GEMM with nothing to compute.
+    fn dispatch(
+        &self,
+        gemm: &ResolvedGemm,
+        buffers: &GemmBuffers<'_>,
+        config: &KernelConfig,
+    ) -> Result<Option<Dispatch>> {
+        let plan = BindingPlan::new(gemm, buffers, &self.storage_limits)?;
+        let (config, pipeline) = self.build(gemm, config)?;
+        let limits = self.grid_limits();
+        let tile = (config.block_m(), config.block_n());
+        let grid = match config {
+            CoopmatPlan::Skinny(_) => row_block_grid(gemm, tile, limits)?,
+            _ => tile_grid(gemm, tile, limits)?,
+        };
+        if gemm.is_empty() {
+            return Ok(None);
+        }
+        let push = PushConstants {
+            m: gemm.gemm.m,
+            n: gemm.gemm.n,
+            k: gemm.gemm.k,
+            lda: uniform_u32(gemm.a.leading_dimension),
+            ldb: match gemm.b.order {
+                Order::ColumnPanels { width } => width,
+                _ => uniform_u32(gemm.b.leading_dimension),
+            },
+            ldc: uniform_u32(gemm.c.leading_dimension),
+            a_offset: plan.a.first_element,
+            b_offset: plan.b.first_element,
+            c_offset: plan.c.first_element,
+            a_batch_stride: uniform_u32(gemm.a.batch_stride),
+            b_batch_stride: uniform_u32(gemm.b.batch_stride),
+            c_batch_stride: uniform_u32(gemm.c.batch_stride),
+            alpha: gemm.gemm.alpha,
+            beta: gemm.gemm.beta,
+            bias_offset: plan.bias.map_or(0, |bias| bias.first_element),
+            b_panel_stride: uniform_u32(gemm.b.panel_stride()),
+            activation: gemm.gemm.epilogue.activation.shader_code(),
+            bias_axis: gemm.gemm.epilogue.bias_code(),
+        };
+        Ok(Some(Dispatch {
+            pipeline,
+            plan,
+            push,
+            grid,
+        }))
+    }
+
+    /// The dispatch of `gemm` with `config` on `buffers`, bound once for many launches
+    /// ([`crate::PreparedGemm`]); `None` for a GEMM with nothing to compute.
+    pub(crate) fn prepare_dispatch(
+        &self,
+        gemm: &ResolvedGemm,
+        buffers: &GemmBuffers<'_>,
+        config: &KernelConfig,
+    ) -> Result<Option<PreparedDispatch>> {
+        let Some(dispatch) = self.dispatch(gemm, buffers, config)? else {
+            return Ok(None);
+        };
+        self.kernels
+            .prepare_dispatch(
+                dispatch.pipeline,
+                &gemm_bindings(buffers, &dispatch.plan),
+                dispatch.push,
+                dispatch.grid,
+            )
+            .map(Some)
     }
 
     /// GEMMs recorded whose completion has not been observed yet (for leak checks).
@@ -603,6 +680,14 @@ impl CoopmatBackend {
     pub fn object_counts(&self) -> (usize, usize, usize) {
         self.kernels.object_counts()
     }
+}
+
+/// One GEMM's dispatch: its pipeline, the ranges it binds, its push constants and grid.
+struct Dispatch {
+    pipeline: ash::vk::Pipeline,
+    plan: BindingPlan,
+    push: PushConstants,
+    grid: [u32; 3],
 }
 
 impl Backend for CoopmatBackend {
@@ -650,48 +735,26 @@ impl Backend for CoopmatBackend {
                 reason: "raw Vulkan commands cannot share a wgpu encoder; use Context::record or Context::run".into(),
             });
         };
-        let plan = BindingPlan::new(gemm, buffers, &self.storage_limits)?;
-        let (config, pipeline) = self.build(gemm, config)?;
-        let limits = self.grid_limits();
-        let tile = (config.block_m(), config.block_n());
-        let grid = match config {
-            CoopmatPlan::Skinny(_) => row_block_grid(gemm, tile, limits)?,
-            _ => tile_grid(gemm, tile, limits)?,
-        };
-        if gemm.is_empty() {
+        let Some(Dispatch {
+            pipeline,
+            plan,
+            push,
+            grid,
+        }) = self.dispatch(gemm, buffers, config)?
+        else {
             return Ok(());
-        }
-        let push = PushConstants {
-            m: gemm.gemm.m,
-            n: gemm.gemm.n,
-            k: gemm.gemm.k,
-            lda: uniform_u32(gemm.a.leading_dimension),
-            ldb: match gemm.b.order {
-                Order::ColumnPanels { width } => width,
-                _ => uniform_u32(gemm.b.leading_dimension),
-            },
-            ldc: uniform_u32(gemm.c.leading_dimension),
-            a_offset: plan.a.first_element,
-            b_offset: plan.b.first_element,
-            c_offset: plan.c.first_element,
-            a_batch_stride: uniform_u32(gemm.a.batch_stride),
-            b_batch_stride: uniform_u32(gemm.b.batch_stride),
-            c_batch_stride: uniform_u32(gemm.c.batch_stride),
-            alpha: gemm.gemm.alpha,
-            beta: gemm.gemm.beta,
-            bias_offset: plan.bias.map_or(0, |bias| bias.first_element),
-            b_panel_stride: uniform_u32(gemm.b.panel_stride()),
-            activation: gemm.gemm.epilogue.activation.shader_code(),
-            bias_axis: gemm.gemm.epilogue.bias_code(),
         };
         let timestamp_pair = self
             .timer
             .as_ref()
             .and_then(|timer| timer.claim_raw(self.kernels.has_timestamps()));
-        list.extend(
-            self.kernels
-                .record(pipeline, buffers, &plan, &push, grid, timestamp_pair)?,
-        );
+        list.extend(self.kernels.record_raw(
+            pipeline,
+            &gemm_bindings(buffers, &plan),
+            bytemuck::bytes_of(&push),
+            grid,
+            timestamp_pair,
+        )?);
         Ok(())
     }
 }

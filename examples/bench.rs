@@ -20,8 +20,9 @@
 //! divided by their number: short GEMMs measured 5 at a time varied up to 3x between runs
 //! on the H100. Each record says which timing it used; wall-clock records also give
 //! `host_submit_ms`, the median time one `Context::run` held the calling thread
-//! (`--prepared`: one `Context::run_prepared` of a GEMM prepared once, timing
-//! `wall-clock-prepared`). Progress goes to stderr, the table to stdout.
+//! (`--prepared [N]`: GEMMs prepared once, N launched per `Context::run_prepared`, host
+//! time per GEMM, timing `wall-clock-prepared` or `wall-clock-prepared-xN`). Progress goes
+//! to stderr, the table to stdout.
 //!
 //! `--cpu` (the default when the adapter is a CPU driver such as lavapipe; `--no-cpu` turns
 //! it off) also times a CPU GEMM, `matrixmultiply::sgemm`, at every shape with f32: on one
@@ -37,7 +38,9 @@ use std::time::Instant;
 
 use clap::Parser;
 use coopgemm::testing::Reference;
-use coopgemm::{BackendChoice, BackendKind, Context, Element, Gemm, GemmBuffers, GemmTypes};
+use coopgemm::{
+    BackendChoice, BackendKind, Context, Element, Gemm, GemmBuffers, GemmTypes, PreparedGemm,
+};
 use indicatif::ProgressBar;
 
 #[allow(dead_code)]
@@ -85,10 +88,11 @@ struct Args {
     /// Time with the wall clock even where the adapter has GPU timestamps
     #[arg(long)]
     wall_clock: bool,
-    /// Launch each GEMM prepared once (Context::prepare_gemm, run_prepared): wall-clock
-    /// timing, and host_submit_ms is one run_prepared
-    #[arg(long)]
-    prepared: bool,
+    /// Launch GEMMs prepared once (Context::prepare_gemm), N per Context::run_prepared
+    /// (default 1): wall-clock timing, host_submit_ms per GEMM
+    #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "1",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    prepared: Option<u32>,
     /// Also time a CPU GEMM (matrixmultiply) at the f32 shapes [default: on a CPU adapter]
     #[arg(long, overrides_with = "no_cpu")]
     cpu: bool,
@@ -147,8 +151,9 @@ struct How {
     pack: bool,
     /// Tune the shape class first.
     tune: bool,
-    /// Launch through `Context::prepare_gemm` / `run_prepared` (wall clock).
-    prepared: bool,
+    /// Launch through `Context::prepare_gemm` / `run_prepared`, this many per submission
+    /// (wall clock).
+    prepared: Option<u32>,
 }
 
 /// Measures one case; `bar`'s message says which stage it is in.
@@ -224,13 +229,13 @@ fn measure<I: Element, O: Element>(
     // Includes a wait per batch: an overestimate, which only shortens the samples.
     let gemm_seconds_estimate = warm_up.elapsed().as_secs_f64() / warm_up_runs as f64;
     stage("timing");
-    let timestamped = if use_timestamps && !prepared {
+    let timestamped = if use_timestamps && prepared.is_none() {
         time_on_gpu(context, gemm, &buffers, runs, gemm_seconds_estimate)?
     } else {
         None
     };
     let (seconds, host_submit_seconds, timing) = match timestamped {
-        Some(seconds) => (seconds, None, "gpu-timestamps"),
+        Some(seconds) => (seconds, None, "gpu-timestamps".to_string()),
         None => {
             let (seconds, submit_seconds) = time_with_wall_clock(
                 context,
@@ -240,10 +245,10 @@ fn measure<I: Element, O: Element>(
                 gemm_seconds_estimate,
                 prepared,
             )?;
-            let timing = if prepared {
-                "wall-clock-prepared"
-            } else {
-                "wall-clock"
+            let timing = match prepared {
+                Some(1) => "wall-clock-prepared".to_string(),
+                Some(batch) => format!("wall-clock-prepared-x{batch}"),
+                None => "wall-clock".to_string(),
             };
             (seconds, Some(median(submit_seconds)), timing)
         }
@@ -307,35 +312,38 @@ fn median(mut values: Vec<f64>) -> f64 {
 
 /// Per-GEMM time of `runs` samples, each the host time from submitting GEMMS_PER_SAMPLE
 /// GEMMs back to back to their completion, divided by their number; and each GEMM's host
-/// time in `Context::run` (recording and submitting).
+/// time in `Context::run` (recording and submitting). With `prepared` = Some(batch), the GEMM
+/// is prepared `batch` times and each submission is one `Context::run_prepared` of all of
+/// them (one after the other on the same buffers); host times are per GEMM.
 fn time_with_wall_clock(
     context: &Context,
     gemm: &Gemm,
     buffers: &GemmBuffers<'_>,
     runs: usize,
     gemm_seconds_estimate: f64,
-    prepared: bool,
+    prepared: Option<u32>,
 ) -> Result<(Vec<f64>, Vec<f64>), coopgemm::Error> {
-    let prepared = prepared
-        .then(|| context.prepare_gemm(gemm, buffers))
-        .transpose()?;
-    let gemms_per_sample = ((SAMPLE_SECONDS / gemm_seconds_estimate.max(1e-7)).ceil() as usize)
+    let batch = prepared.unwrap_or(1).max(1) as usize;
+    let prepared = (0..prepared.map_or(0, |_| batch))
+        .map(|_| context.prepare_gemm(gemm, buffers))
+        .collect::<Result<Vec<_>, _>>()?;
+    let prepared: Vec<&PreparedGemm> = prepared.iter().collect();
+    let submissions = ((SAMPLE_SECONDS / gemm_seconds_estimate.max(1e-7) / batch as f64).ceil()
+        as usize)
         .clamp(MIN_GEMMS_PER_SAMPLE, MAX_GEMMS_PER_SAMPLE);
+    let gemms_per_sample = submissions * batch;
     let mut seconds = Vec::with_capacity(runs);
-    let mut submit_seconds = Vec::with_capacity(runs * gemms_per_sample);
+    let mut submit_seconds = Vec::with_capacity(runs * submissions);
     for _ in 0..runs {
         let started = Instant::now();
-        for _ in 0..gemms_per_sample {
+        for _ in 0..submissions {
             let submitted = Instant::now();
-            match &prepared {
-                Some(prepared) => {
-                    context.run_prepared(&[prepared])?;
-                }
-                None => {
-                    context.run(gemm, buffers)?;
-                }
+            if prepared.is_empty() {
+                context.run(gemm, buffers)?;
+            } else {
+                context.run_prepared(&prepared)?;
             }
-            submit_seconds.push(submitted.elapsed().as_secs_f64());
+            submit_seconds.push(submitted.elapsed().as_secs_f64() / batch as f64);
         }
         context.wait()?;
         seconds.push(started.elapsed().as_secs_f64() / gemms_per_sample as f64);
@@ -424,7 +432,7 @@ fn report(case: &Case<'_>, bar: &ProgressBar) -> BenchRecord {
         batch: 1,
         b_layout: case.b_layout.name().to_string(),
         config: measurement.config.clone(),
-        timing: measurement.timing.to_string(),
+        timing: measurement.timing.clone(),
         median_ms: record::finite(measurement.median_seconds * 1e3),
         host_submit_ms: measurement
             .host_submit_seconds

@@ -11,7 +11,7 @@ use indicatif::ProgressBar;
 pub struct Measurement {
     pub config: String,
     pub median_seconds: f64,
-    pub timing: &'static str,
+    pub timing: String,
     /// With `--wall-clock`: the median host time a GEMM's `Context::run` took to return
     /// (recording and submitting; what the calling thread is blocked for).
     pub host_submit_seconds: Option<f64>,
@@ -135,7 +135,7 @@ pub fn measure_cpu(
             }
         ),
         median_seconds,
-        timing: "wall-clock",
+        timing: "wall-clock".into(),
         host_submit_seconds: None,
         max_relative_error: comparison.max_relative_error,
         passed: comparison.passed(),

@@ -190,10 +190,13 @@ pub enum AutotuneChoice {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub enum SplitKChoice {
-    /// Split GEMMs whose output has too few tiles for the GPU and whose K is long, on the
-    /// SIMT backend (not on CPU drivers, which have few cores to fill). The cooperative-matrix
-    /// kernels are not split automatically: on the H100 their f32 partials cost more than the
-    /// idle tensor cores (measurements in `docs/benchmarks.md`).
+    /// Split GEMMs whose output has too few tiles for the GPU and whose K is long (not on CPU
+    /// drivers, which have few cores to fill): on the SIMT backend those of at most 128 tiles
+    /// and K of 2048 or more; on the cooperative-matrix backend only those of at most 64
+    /// tiles and K of 8192 or more (64 x 4096 x 14336 f16 on the H100: 308 us unsplit, 140 us
+    /// in 4 slices), since elsewhere their f32 partials cost more than the idle tensor cores
+    /// (measurements in `docs/benchmarks.md`). The WGSL cooperative-matrix backend is not
+    /// split automatically.
     #[default]
     Auto,
     /// Never split.

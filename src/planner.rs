@@ -7,7 +7,8 @@
 //! 2. **B staging** — [`StagedB::choose`]: where the backend's kernel wants B K-contiguous
 //!    and B is row-major, B is copied first and the rest of the plan is for the copy.
 //! 3. **Split-K** — [`SplitK::choose`] on the backend's heuristic tile (automatic splits only
-//!    where measured to pay: SIMT on a GPU), kept only if every partial GEMM runs on the same
+//!    where measured to pay: SIMT on a GPU, and the cooperative-matrix kernels' GEMMs of at
+//!    most 64 tiles and K of 8192 or more), kept only if every partial GEMM runs on the same
 //!    backend.
 //! 4. **Configuration** — per kernel launch (the GEMM, or a split's batch of equal slices and its remainder): the tuner's
 //!    winner for its shape class, else the backend's heuristic ([`Backend::choose`]).
@@ -24,7 +25,7 @@ use crate::error::Result;
 use crate::options::{BackendChoice, SplitKChoice, StageBChoice};
 use crate::problem::ResolvedGemm;
 use crate::selection::{Selection, SelectionPolicy};
-use crate::split_k::SplitK;
+use crate::split_k::{AutoSplit, SplitK};
 use crate::staging::StagedB;
 
 /// How one GEMM runs, and why: the backend, whether it is split along K, and the kernel
@@ -230,10 +231,16 @@ impl Planner {
         choice: SplitKChoice,
     ) -> Option<SplitK> {
         let limit = self.device.limits().max_storage_buffer_binding_size;
-        // Automatic splits only where measured to pay: SIMT on a GPU (see SplitKChoice::Auto).
-        let auto_allowed = !self.is_cpu && backend.kind() == BackendKind::Simt;
+        // Automatic splits only where measured to pay (see SplitKChoice::Auto): SIMT on a GPU,
+        // and the cooperative-matrix kernels' few-tile, long-K GEMMs.
+        let auto = match backend.kind() {
+            _ if self.is_cpu => None,
+            BackendKind::Simt => Some(AutoSplit::SIMT),
+            BackendKind::Coopmat => Some(AutoSplit::COOPMAT),
+            BackendKind::WgslCoopmat => None,
+        };
         let tile = || backend.choose(gemm).ok().map(|config| config.tile());
-        let split = SplitK::choose(gemm, tile, choice, auto_allowed, limit)?;
+        let split = SplitK::choose(gemm, tile, choice, auto, limit)?;
         // The partial GEMMs must run on the same backend.
         split
             .partial_gemms(gemm)

@@ -32,6 +32,31 @@ pub const SPLIT_K_REDUCE_WGSL: &str = include_str!("../wgsl/split_k_reduce.wgsl"
 /// Workgroups a GEMM should have before splitting stops paying: enough to fill a GPU of
 /// ~130 multiprocessors twice.
 const TARGET_WORKGROUPS: u64 = 256;
+
+/// Which GEMMs [`SplitKChoice::Auto`] splits on a backend: those with at most `max_tiles`
+/// output tiles and a K of at least `min_k`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct AutoSplit {
+    pub max_tiles: u64,
+    pub min_k: u32,
+}
+
+impl AutoSplit {
+    /// The SIMT kernel on a GPU: fewer tiles than fill it twice, and K for two slices.
+    pub(crate) const SIMT: AutoSplit = AutoSplit {
+        max_tiles: TARGET_WORKGROUPS / 2,
+        min_k: 2 * MIN_SLICE_K,
+    };
+    /// The cooperative-matrix kernels: only a quarter of the target in tiles and a long K.
+    /// On the H100 (f16, B column-major, `docs/benchmarks.md`) 64x4096x14336 ran at 308 us
+    /// on 64 tiles unsplit and 140 us in 4 slices, while 64x4096x4096 (K = 4096) and
+    /// 4096x512x14336 (128 tiles) got slower split: the f32 partials cost more there than
+    /// the idle tensor cores.
+    pub(crate) const COOPMAT: AutoSplit = AutoSplit {
+        max_tiles: TARGET_WORKGROUPS / 4,
+        min_k: 8 * MIN_SLICE_K,
+    };
+}
 /// The shortest K range worth a slice under `Auto` (the measurement: `docs/benchmarks.md`,
 /// SIMT).
 const MIN_SLICE_K: u32 = 1024;
@@ -51,13 +76,15 @@ pub struct SplitK {
 }
 
 impl SplitK {
-    /// The split for `gemm` whose kernel tile (rows, columns) `tile` gives, if any. `tile` is
-    /// only asked once a split is possible: it plans the kernel, and most GEMMs never split.
+    /// The split for `gemm` whose kernel tile (rows, columns) `tile` gives, if any; `auto`
+    /// says which GEMMs [`SplitKChoice::Auto`] splits on the backend (none where `None`).
+    /// `tile` is only asked once a split is possible: it plans the kernel, and most GEMMs
+    /// never split.
     pub(crate) fn choose(
         gemm: &ResolvedGemm,
         tile: impl FnOnce() -> Option<(u32, u32)>,
         choice: SplitKChoice,
-        auto_allowed: bool,
+        auto: Option<AutoSplit>,
         max_binding_bytes: u64,
     ) -> Option<SplitK> {
         let g = &gemm.gemm;
@@ -65,9 +92,14 @@ impl SplitK {
         if g.batch != 1 || gemm.is_empty() || g.types.accumulate != DType::F32 || g.k < 2 {
             return None;
         }
-        if choice == SplitKChoice::Off || (choice == SplitKChoice::Auto && !auto_allowed) {
-            return None;
-        }
+        let auto = match choice {
+            SplitKChoice::Off => return None,
+            SplitKChoice::Auto => match auto {
+                Some(auto) if g.k >= auto.min_k => Some(auto),
+                _ => return None,
+            },
+            SplitKChoice::Slices(_) => None,
+        };
         let tile = tile()?;
         let slices = match choice {
             SplitKChoice::Off => return None,
@@ -75,7 +107,7 @@ impl SplitK {
             SplitKChoice::Auto => {
                 let tiles =
                     (g.m.div_ceil(tile.0.max(1)) as u64) * (g.n.div_ceil(tile.1.max(1)) as u64);
-                if tiles * 2 > TARGET_WORKGROUPS {
+                if auto.is_none_or(|auto| tiles > auto.max_tiles) {
                     return None;
                 }
                 ((TARGET_WORKGROUPS / tiles) as u32)
@@ -333,5 +365,59 @@ impl SplitKernels {
             split.remainder
         );
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn split(m: u32, n: u32, k: u32, tile: (u32, u32), auto: AutoSplit) -> Option<u32> {
+        let gemm = Gemm::new(m, n, k)
+            .types(GemmTypes::F16_F32)
+            .resolve()
+            .unwrap();
+        SplitK::choose(
+            &gemm,
+            || Some(tile),
+            SplitKChoice::Auto,
+            Some(auto),
+            u64::MAX,
+        )
+        .map(|split| split.slices)
+    }
+
+    #[test]
+    fn auto_splits_where_measured_to_pay() {
+        // The cooperative-matrix kernels: few tiles and a long K only.
+        assert_eq!(
+            split(64, 4096, 14336, (64, 64), AutoSplit::COOPMAT),
+            Some(4)
+        );
+        assert_eq!(split(64, 4096, 4096, (64, 64), AutoSplit::COOPMAT), None);
+        assert_eq!(
+            split(4096, 512, 14336, (128, 128), AutoSplit::COOPMAT),
+            None
+        );
+        // SIMT splits more.
+        assert_eq!(split(64, 4096, 4096, (64, 64), AutoSplit::SIMT), Some(4));
+        assert_eq!(split(64, 4096, 2047, (64, 64), AutoSplit::SIMT), None);
+        assert_eq!(split(4096, 4096, 4096, (64, 64), AutoSplit::SIMT), None);
+        // Nothing automatic without a policy, while a forced count always splits.
+        let gemm = Gemm::new(64, 64, 4096).resolve().unwrap();
+        assert!(
+            SplitK::choose(&gemm, || Some((64, 64)), SplitKChoice::Auto, None, u64::MAX).is_none()
+        );
+        let forced = SplitK::choose(
+            &gemm,
+            || Some((64, 64)),
+            SplitKChoice::Slices(3),
+            None,
+            u64::MAX,
+        );
+        assert_eq!(
+            forced.map(|s| (s.slices, s.slice_k, s.remainder)),
+            Some((3, 1365, 1))
+        );
     }
 }

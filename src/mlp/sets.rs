@@ -23,7 +23,7 @@ use crate::shader::{wgsl_module, Checks};
 const KERNEL: &str = include_str!("../../wgsl/mlp/group_sets.wgsl");
 
 /// Rows per workgroup of the pre-pass (`ROWS_PER_GROUP` in the kernel).
-const ROWS_PER_GROUP: u64 = 4096;
+const ROWS_PER_GROUP: u64 = 1024;
 /// Words of the run buffer before the counts: the raw-Vulkan kernels' layer table is copied
 /// there (so that it stays their binding 3, the run buffer).
 pub(crate) const TABLE_WORDS: u32 = 64;

@@ -37,8 +37,8 @@ struct Params {
 @group(0) @binding(2) var<storage, read_write> run: array<atomic<u32>>;
 
 const THREADS: u32 = 256u;
-const ROWS_PER_THREAD: u32 = 16u;
-const ROWS_PER_GROUP: u32 = 4096u;
+const ROWS_PER_THREAD: u32 = 4u;
+const ROWS_PER_GROUP: u32 = 1024u;
 // The most bins (sets + 1) a histogram holds: 8 KiB of workgroup memory, half of what every
 // device has. MAX_MLP_SETS in src/mlp/desc.rs is one less.
 const MAX_BINS: u32 = 2048u;

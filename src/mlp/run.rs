@@ -253,8 +253,9 @@ impl Context {
         MlpPlan::choose(&candidates, mlp.kernel)
     }
 
-    /// Records `mlp` on `buffers` into `encoder` (the caller submits it). Only kernels that
-    /// record plain wgpu commands can share an encoder.
+    /// Records `mlp` on `buffers` into `encoder` (the caller submits it), after the sets'
+    /// pre-pass where `buffers` has set indices. Only kernels that record plain wgpu
+    /// commands can share an encoder.
     pub fn encode_mlp(
         &self,
         encoder: &mut wgpu::CommandEncoder,

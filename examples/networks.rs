@@ -5,7 +5,13 @@
 //! ```sh
 //! cargo run --release --example networks                       # mlp64, mlp128, mlp32 at 2^16, 2^20, 2^22 rows
 //! cargo run --release --example networks -- --nets mlp64 --rows 1048576 --json networks.json
+//! cargo run --release --example networks -- --nets mlp64 --rows 1048576 --sets 16
 //! ```
+//!
+//! With `--sets N` (N > 1) each kernel that takes weight sets also runs the network with N
+//! weight sets, rows assigned a set at random (seeded): grouped by the library's pre-pass
+//! (`sets16-library`), pre-sorted by set and grouped by the caller (`sets16-caller`), and
+//! in random order without grouping (`sets16-ungrouped`).
 //!
 //! Times are wall-clock medians of back-to-back runs (each sample runs the network enough
 //! times to take about 50 ms, then waits for the queue), so per-run submission work is
@@ -19,7 +25,8 @@ use clap::Parser;
 use coopgemm::testing::{sample_data, MlpReference, SampleData};
 use coopgemm::{
     Activation, BiasAxis, Context, ContextOptions, Gemm, GemmBuffers, GemmTypes, LayerWeights,
-    MatrixLayout, Mlp, MlpActivation, MlpBuffers, MlpDesc, MlpIo, MlpKernel, MlpLayout,
+    MatrixLayout, Mlp, MlpActivation, MlpBuffers, MlpDesc, MlpGrouping, MlpIo, MlpKernel,
+    MlpLayout,
 };
 use half::f16;
 use serde::Serialize;
@@ -43,6 +50,10 @@ struct Args {
     /// Samples per case (the median is reported).
     #[arg(long, default_value_t = 7)]
     samples: usize,
+    /// Weight sets: above 1, also run N sets with random per-row set indices (grouped by the
+    /// library, pre-grouped by the caller, ungrouped).
+    #[arg(long, default_value_t = 1)]
+    sets: u32,
     /// Write one JSON record per case to this file.
     #[arg(long)]
     json: Option<std::path::PathBuf>,
@@ -116,8 +127,28 @@ fn median_seconds(mut times: Vec<Duration>) -> f64 {
     times[times.len() / 2].as_secs_f64()
 }
 
-/// Checks the first and last `block` rows of `output` against the reference.
-fn verify(mlp: &Mlp, input: &[f16], output: &[f16], rows: u32) -> (bool, f64) {
+/// `rows` set indices in `0..sets`, seeded.
+fn random_sets(rows: u32, sets: u32, seed: u64) -> Vec<u32> {
+    let mut state = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    (0..rows)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            ((state >> 16) % u64::from(sets)) as u32
+        })
+        .collect()
+}
+
+/// Checks the first and last `block` rows of `output` against the reference, row `r`
+/// with set `indices[r]` where given.
+fn verify(
+    mlp: &Mlp,
+    input: &[f16],
+    output: &[f16],
+    rows: u32,
+    indices: Option<&[u32]>,
+) -> (bool, f64) {
     let desc = mlp.desc();
     let block = rows.min(1024);
     let (iw, ow) = (desc.input_width() as usize, desc.output_width() as usize);
@@ -125,9 +156,12 @@ fn verify(mlp: &Mlp, input: &[f16], output: &[f16], rows: u32) -> (bool, f64) {
     let mut worst: f64 = 0.0;
     for first in [0, rows - block] {
         let (first, n) = (first as usize, block as usize);
-        let reference = MlpReference::compute(
+        let sets: Vec<&[LayerWeights]> = mlp.weight_sets().iter().map(Vec::as_slice).collect();
+        let reference = MlpReference::compute_sets_for(
+            MlpKernel::Coopvec,
             desc,
-            mlp.weights(),
+            &sets,
+            indices.map(|indices| &indices[first..first + n]),
             &MlpLayout::new(desc, block),
             &input[first * iw..(first + n) * iw],
             &vec![f16::ZERO; n * ow],
@@ -265,12 +299,37 @@ fn main() {
             let output = context
                 .upload("y", &vec![f16::ZERO; outputs])
                 .expect("upload");
+            // N weight sets (seeds 1 ..= N, set 0 the one-set network's), random indices
+            // and the same sorted.
+            let with_sets = (args.sets > 1).then(|| {
+                let sets: Vec<_> = (1..=u64::from(args.sets))
+                    .map(|seed| LayerWeights::seeded(&desc, seed))
+                    .collect();
+                let mlp_sets = context.build_mlp_sets(&desc, &sets).expect("build sets");
+                let random = random_sets(rows, args.sets, 26);
+                let mut sorted = random.clone();
+                sorted.sort_unstable();
+                let upload = |indices: &[u32]| {
+                    context
+                        .upload("set indices", bytemuck::cast_slice::<u32, i32>(indices))
+                        .expect("upload")
+                };
+                let (random_buffer, sorted_buffer) = (upload(&random), upload(&sorted));
+                (mlp_sets, random, sorted, random_buffer, sorted_buffer)
+            });
             let flops = desc.flops_per_row() as f64 * f64::from(rows);
             let bytes = (inputs + outputs) as f64 * 2.0;
-            let mut record = |path: String, plan: String, seconds: f64, gpu: Option<f64>| {
+            let mut record = |path: String,
+                              plan: String,
+                              seconds: f64,
+                              gpu: Option<f64>,
+                              sets: Option<(&Mlp, &[u32])>| {
                 let result: Vec<f16> =
                     pollster::block_on(context.download(&output, outputs)).expect("download");
-                let (verified, worst) = verify(&mlp, &host_input, &result, rows);
+                let (verified, worst) = match sets {
+                    Some((mlp, indices)) => verify(mlp, &host_input, &result, rows, Some(indices)),
+                    None => verify(&mlp, &host_input, &result, rows, None),
+                };
                 let r = Record {
                     adapter: adapter.clone(),
                     net: net.clone(),
@@ -320,7 +379,57 @@ fn main() {
                     .time_mlp_on_gpu(&forced, &buffers, args.samples)
                     .expect("GPU time")
                     .map(median_seconds);
-                record(format!("fused-{kernel}"), plan.to_string(), seconds, gpu);
+                record(
+                    format!("fused-{kernel}"),
+                    plan.to_string(),
+                    seconds,
+                    gpu,
+                    None,
+                );
+                let Some((mlp_sets, random, sorted, random_buffer, sorted_buffer)) = &with_sets
+                else {
+                    continue;
+                };
+                let forced = mlp_sets.with_kernel(Some(kernel));
+                let plan = match context.plan_mlp(&forced, MlpIo::F16) {
+                    Ok(plan) => plan,
+                    Err(why) => {
+                        eprintln!("{net}: {kernel} cannot run {} sets: {why}", args.sets);
+                        continue;
+                    }
+                };
+                for (name, grouping, indices, buffer) in [
+                    ("library", MlpGrouping::Library, random, random_buffer),
+                    ("caller", MlpGrouping::Caller, sorted, sorted_buffer),
+                    ("ungrouped", MlpGrouping::Caller, random, random_buffer),
+                ] {
+                    let buffers = MlpBuffers::new(&forced, &input, &output, MlpIo::F16, rows)
+                        .with_set_indices(buffer)
+                        .with_grouping(grouping);
+                    context.queue().write_buffer(
+                        &output,
+                        0,
+                        bytemuck::cast_slice(&vec![f16::NAN; outputs]),
+                    );
+                    let seconds = time_runs(
+                        &context,
+                        || {
+                            context.run_mlp(&forced, &buffers).expect("run");
+                        },
+                        args.samples,
+                    );
+                    let gpu = context
+                        .time_mlp_on_gpu(&forced, &buffers, args.samples)
+                        .expect("GPU time")
+                        .map(median_seconds);
+                    record(
+                        format!("fused-{kernel}-sets{}-{name}", args.sets),
+                        plan.to_string(),
+                        seconds,
+                        gpu,
+                        Some((mlp_sets, indices)),
+                    );
+                }
             }
             if !args.no_layer_by_layer {
                 if let Some(path) = LayerByLayer::new(&context, &mlp, rows) {
@@ -339,7 +448,7 @@ fn main() {
                         .map(|p| p.kernel.to_string())
                         .unwrap_or_default();
                     let gpu = path.gpu_seconds(&context, &input, &output, args.samples);
-                    record("layer-by-layer".into(), plan, seconds, gpu);
+                    record("layer-by-layer".into(), plan, seconds, gpu, None);
                 }
             }
         }

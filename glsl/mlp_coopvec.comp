@@ -19,6 +19,11 @@
 // last row) and only those of real rows store: the subgroups stay full, which the driver's
 // fast path for cooperative vectors wants, and every offset is uniform.
 //
+// Several weight sets (mlp_sets.glsl): invocation `slot` evaluates the row and set its slot
+// names, with every matrix and bias offset moved by set * set_stride bytes. The offsets are
+// then uniform only where a subgroup's rows share a set (rows grouped by set); elsewhere the
+// driver runs each set present separately.
+//
 // Interface (src/mlp/coopvec.rs depends on it exactly):
 //   binding 0: input rows, readonly, IN_TYPE (float16_t or float)
 //   binding 1: parameters, readonly, float16_t: per layer its matrix (W_l, M x K, in the
@@ -27,12 +32,15 @@
 //              byte offset
 //   binding 2: output rows, OUT_TYPE (float16_t or float)
 //   binding 3: layer table, readonly, uint: layer l at 4 * l: matrix byte offset, bias
-//              byte offset, leaky-ReLU slope (float bits), 0
+//              byte offset, leaky-ReLU slope (float bits), 0 (of set 0); with set
+//              indices, the run buffer: the table, then the slots (mlp_sets.glsl)
 //   push constants (72 bytes, the GEMM kernels' size, so that all share one pipeline
 //              layout): rows, input_first, input_stride, output_first, output_stride,
 //              groups_x, vector_input (1: every input row starts 16-byte aligned and is
 //              loaded with coopVecLoadNV; 0: element by element), vector_output (the same
-//              for the output rows and coopVecStoreNV), then 10 unused words
+//              for the output rows and coopVecStoreNV), indexed, sets, slots_first,
+//              order_first (mlp_sets.glsl), set_stride (parameter bytes from one set to
+//              the next), then 5 unused words
 // Specialization constants: 0 WORKGROUP_SIZE (local_size_x), 1 LAYERS (1 to MAX_LAYERS),
 // 2 + l W_l (l = 0 ..= 8: the input width, the padded hidden widths, the output width;
 // 16 past the last layer), 11 + l ACT_l (MlpActivation::code of layer l).
@@ -86,7 +94,9 @@ layout(push_constant, std430) uniform Params {
     uint output_first, output_stride;
     uint groups_x;
     uint vector_input, vector_output;
-    uint unused0, unused1, unused2, unused3, unused4, unused5, unused6, unused7, unused8, unused9;
+    uint indexed, sets, slots_first, order_first;
+    uint set_stride;
+    uint unused0, unused1, unused2, unused3, unused4;
 } params;
 
 layout(set = 0, binding = 0, std430) readonly buffer Input { IN_TYPE input_elements[]; };
@@ -95,6 +105,7 @@ layout(set = 0, binding = 2, std430) buffer Output { OUT_TYPE output_elements[];
 layout(set = 0, binding = 3, std430) readonly restrict buffer Table { uint table[]; };
 
 #include "mlp_vector_ops.glsl"
+#include "mlp_sets.glsl"
 
 // The activations as vector built-ins and arithmetic (cooperative vectors have no
 // comparisons), codes as MlpActivation::code. ReLU is x - min(x, 0): exact, and NaN stays
@@ -138,7 +149,7 @@ layout(set = 0, binding = 3, std430) readonly restrict buffer Table { uint table
     VECTOR(float16_t, M, z);                                                                   \
     {                                                                                          \
         const float slope = uintBitsToFloat(table[4 * (l) + 2]);                               \
-        MATMUL_ADD(z, x, M, K, table[4 * (l)], table[4 * (l) + 1]);                            \
+        MATMUL_ADD(z, x, M, K, table[4 * (l)] + set_offset, table[4 * (l) + 1] + set_offset);  \
         if (LAYERS == (l) + 1) {                                                               \
             VECTOR(OUT_TYPE, M, y_);                                                           \
             ACTIVATE(y_, OUT_TYPE, z, M, ACT);                                                 \
@@ -160,8 +171,10 @@ layout(set = 0, binding = 3, std430) readonly restrict buffer Table { uint table
 void main() {
     const uint group = gl_WorkGroupID.x + gl_WorkGroupID.y * params.groups_x;
     const uint unclamped = group * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
-    const bool stores = unclamped < params.rows;
-    const uint row = min(unclamped, params.rows - 1);
+    uint row, set;
+    const bool stores = slot_row(min(unclamped, params.rows - 1), row, set) && unclamped < params.rows;
+    // Bytes of the parameters from set 0's to this row's.
+    const uint set_offset = set * params.set_stride;
 
     VECTOR(float16_t, W0, h0);
     {

@@ -23,6 +23,9 @@ pub enum Operand {
     Input,
     /// A network's output rows ([`MlpBuffers::output`](crate::MlpBuffers)).
     Output,
+    /// A network's per-row weight-set indices
+    /// ([`MlpBuffers::with_set_indices`](crate::MlpBuffers::with_set_indices)).
+    SetIndices,
 }
 
 impl fmt::Display for Operand {
@@ -34,6 +37,7 @@ impl fmt::Display for Operand {
             Operand::Bias => "bias",
             Operand::Input => "network input",
             Operand::Output => "network output",
+            Operand::SetIndices => "network set indices",
         })
     }
 }
@@ -204,6 +208,22 @@ pub enum Error {
         /// How many were given.
         actual: usize,
     },
+    /// A network was given no weight sets, or more than the library takes.
+    MlpSets {
+        /// The number of sets given.
+        sets: usize,
+        /// The most sets a network takes.
+        limit: usize,
+    },
+    /// A row's weight-set index (checked on the host) is not below the number of sets.
+    MlpSetIndex {
+        /// The row.
+        row: usize,
+        /// Its set index.
+        set: u32,
+        /// The network's number of sets.
+        sets: usize,
+    },
     /// No network kernel on this device can run the network (or the forced one cannot).
     MlpNoKernel {
         /// Each kernel considered and why it could not.
@@ -341,6 +361,14 @@ impl fmt::Display for Error {
             Error::MlpWeights { set, layer, what, expected, actual } => write!(
                 f,
                 "network weight set {set}, layer {layer}: {actual} {what} given, {expected} expected"
+            ),
+            Error::MlpSets { sets, limit } => write!(
+                f,
+                "{sets} network weight sets given, a network takes 1 to {limit}"
+            ),
+            Error::MlpSetIndex { row, set, sets } => write!(
+                f,
+                "row {row} has weight set {set}, the network has {sets} (0..{sets})"
             ),
             Error::MlpNoKernel { reasons } => {
                 write!(f, "no network kernel can run this network")?;

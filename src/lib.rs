@@ -101,8 +101,8 @@ pub use epilogue::{Activation, Bias, BiasAxis, Epilogue};
 pub use error::{Error, Operand, Result};
 pub use host::HOST_BUFFER_USAGES;
 pub use mlp::{
-    LayerWeights, Mlp, MlpActivation, MlpBuffers, MlpDesc, MlpIo, MlpKernel, MlpLayout, MlpPlan,
-    MAX_MLP_WIDTH,
+    LayerWeights, Mlp, MlpActivation, MlpBuffers, MlpDesc, MlpGrouping, MlpIo, MlpKernel,
+    MlpLayout, MlpPlan, MAX_MLP_SETS, MAX_MLP_WIDTH,
 };
 pub use options::{AutotuneChoice, BackendChoice, ContextOptions, SplitKChoice, StageBChoice};
 pub use packing::PackedB;

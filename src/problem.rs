@@ -519,7 +519,7 @@ impl ResolvedGemm {
             Operand::A => Some(&self.a),
             Operand::B => Some(&self.b),
             Operand::C => Some(&self.c),
-            Operand::Bias | Operand::Input | Operand::Output => None,
+            Operand::Bias | Operand::Input | Operand::Output | Operand::SetIndices => None,
         }
     }
 }

@@ -14,15 +14,26 @@ pub(crate) struct ScratchBuffer {
     label: &'static str,
     device: wgpu::Device,
     max_bytes: u64,
+    usage: wgpu::BufferUsages,
     buffer: Mutex<Option<wgpu::Buffer>>,
 }
 
 impl ScratchBuffer {
     pub(crate) fn new(device: &wgpu::Device, label: &'static str) -> ScratchBuffer {
+        ScratchBuffer::with_usage(device, label, wgpu::BufferUsages::STORAGE)
+    }
+
+    /// A scratch buffer of `usage` (which includes `STORAGE`).
+    pub(crate) fn with_usage(
+        device: &wgpu::Device,
+        label: &'static str,
+        usage: wgpu::BufferUsages,
+    ) -> ScratchBuffer {
         ScratchBuffer {
             label,
             device: device.clone(),
             max_bytes: device.limits().max_storage_buffer_binding_size,
+            usage: usage | wgpu::BufferUsages::STORAGE,
             buffer: Mutex::new(None),
         }
     }
@@ -41,7 +52,7 @@ impl ScratchBuffer {
         let grown = self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some(self.label),
             size,
-            usage: wgpu::BufferUsages::STORAGE,
+            usage: self.usage,
             mapped_at_creation: false,
         });
         *buffer = Some(grown.clone());

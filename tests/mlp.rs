@@ -3,7 +3,9 @@
 //! rows in and out, one row up to several workgroups and a partial last one, offsets and
 //! row strides, full-mantissa inputs, and every element around the rows poisoned (NaN in
 //! front of the first row, between rows and after the last, in the input and the output).
-//! Then the typed errors for bad networks and bad buffers.
+//! Networks with several weight sets: random set indices (some out of range, whose output
+//! rows must stay unchanged), grouped by the library and by the caller. Then the typed
+//! errors for bad networks and bad buffers.
 //!
 //! Each test body is stamped once per kernel (`cargo test mlp_simt` runs one kernel's).
 //! Each kernel is held to its own tolerance (`MlpReference::compute_for`).
@@ -12,8 +14,8 @@ mod common;
 
 use coopgemm::testing::{sample_data, MlpReference, SampleData};
 use coopgemm::{
-    Context, Element, Error, LayerWeights, Mlp, MlpActivation, MlpBuffers, MlpDesc, MlpIo,
-    MlpKernel, MlpLayout, Operand, MAX_MLP_WIDTH,
+    Context, Element, Error, LayerWeights, Mlp, MlpActivation, MlpBuffers, MlpDesc, MlpGrouping,
+    MlpIo, MlpKernel, MlpLayout, Operand, MAX_MLP_SETS, MAX_MLP_WIDTH,
 };
 use half::f16;
 
@@ -103,6 +105,17 @@ fn check_case<I: Element, O: Element>(
     layout: MlpLayout,
     seed: u64,
 ) -> Result<(), String> {
+    check_case_sets::<I, O>(context, mlp, layout, seed, None)
+}
+
+/// [`check_case`] with each row's set index and who groups them.
+fn check_case_sets<I: Element, O: Element>(
+    context: &Context,
+    mlp: &Mlp,
+    layout: MlpLayout,
+    seed: u64,
+    sets: Option<(&[u32], MlpGrouping)>,
+) -> Result<(), String> {
     let desc = mlp.desc();
     let input_len =
         layout.input_offset as usize + layout.rows as usize * layout.input_stride as usize + GUARD;
@@ -131,9 +144,17 @@ fn check_case<I: Element, O: Element>(
         desc.output_width(),
     );
     let kernel = mlp.forced_kernel().expect("a kernel");
-    let reference =
-        MlpReference::compute_for(kernel, desc, mlp.weights(), &layout, &input, &output)
-            .map_err(|e| format!("reference: {e}"))?;
+    let weight_sets: Vec<&[LayerWeights]> = mlp.weight_sets().iter().map(Vec::as_slice).collect();
+    let reference = MlpReference::compute_sets_for(
+        kernel,
+        desc,
+        &weight_sets,
+        sets.map(|(indices, _)| indices),
+        &layout,
+        &input,
+        &output,
+    )
+    .map_err(|e| format!("reference: {e}"))?;
     let io = MlpIo {
         input: I::DTYPE,
         output: O::DTYPE,
@@ -142,8 +163,21 @@ fn check_case<I: Element, O: Element>(
     let output_buffer = context
         .upload("output", &output)
         .map_err(|e| e.to_string())?;
-    let buffers =
+    let mut buffers =
         MlpBuffers::new(mlp, &input_buffer, &output_buffer, io, layout.rows).with_layout(layout);
+    let index_buffer = match sets {
+        Some((indices, _)) => Some(
+            context
+                .upload("set indices", bytemuck::cast_slice::<u32, i32>(indices))
+                .map_err(|e| e.to_string())?,
+        ),
+        None => None,
+    };
+    if let (Some(index_buffer), Some((_, grouping))) = (&index_buffer, sets) {
+        buffers = buffers
+            .with_set_indices(index_buffer)
+            .with_grouping(grouping);
+    }
     context
         .run_mlp(mlp, &buffers)
         .map_err(|e| format!("run: {e}"))?;
@@ -238,6 +272,131 @@ fn evaluate_matches_reference(kernel: MlpKernel) {
     assert_no_validation_errors();
 }
 
+/// `rows` set indices from `seed`: most in `0..sets`, about one in twenty out of range.
+fn random_sets(rows: usize, sets: u32, seed: u64) -> Vec<u32> {
+    let mut state = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    (0..rows)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            match (state >> 32) % 100 {
+                0 => sets,
+                1 => u32::MAX,
+                2 => sets + 1 + (state % 1000) as u32,
+                3 | 4 => 0,
+                _ => ((state >> 8) % u64::from(sets)) as u32,
+            }
+        })
+        .collect()
+}
+
+/// Five weight sets, odd widths: random indices grouped by the library, the same sorted and
+/// grouped by the caller, and unsorted rows the caller says are grouped (slower, same
+/// results); rows out of range keep their output.
+fn sets_match_reference(kernel: MlpKernel) {
+    let context = context().clone();
+    let desc = MlpDesc::uniform(&[13, 40, 21, 7], MlpActivation::Silu, MlpActivation::None);
+    let sets: Vec<_> = (0..5)
+        .map(|seed| LayerWeights::seeded(&desc, 100 + seed))
+        .collect();
+    let mlp = context
+        .build_mlp_sets(&desc, &sets)
+        .expect("build the network")
+        .with_kernel(Some(kernel));
+    assert_eq!((mlp.sets(), mlp.weights()), (5, &sets[0][..]));
+    let rows = 1000;
+    let indices = random_sets(rows, 5, 3);
+    if kernel == MlpKernel::Coopmat {
+        // The cooperative-matrix kernel does not take set indices: a typed refusal.
+        let result = check_case_sets::<f32, f32>(
+            &context,
+            &mlp,
+            MlpLayout::new(&desc, rows as u32),
+            1,
+            Some((&indices, MlpGrouping::Library)),
+        );
+        assert!(
+            result.as_ref().is_err_and(|e| e.contains("weight sets")),
+            "{result:?}"
+        );
+        assert_no_validation_errors();
+        return;
+    }
+    if let Err(why) = context.plan_mlp(&mlp, MlpIo::F32) {
+        assert!(
+            !(kernel == MlpKernel::Coopvec && common::expect_coopmat()),
+            "COOPGEMM_EXPECT_COOPMAT=1 but {kernel} cannot run weight sets: {why}"
+        );
+        return;
+    }
+    let mut sorted = indices.clone();
+    sorted.sort_unstable();
+    let gapped = layout(&desc, rows as u32, 5, 3);
+    let packed = MlpLayout::new(&desc, rows as u32);
+    let mut failures = Vec::new();
+    for (case, result) in [
+        check_case_sets::<f32, f32>(
+            &context,
+            &mlp,
+            packed,
+            1,
+            Some((&indices, MlpGrouping::Library)),
+        ),
+        check_case_sets::<f16, f16>(
+            &context,
+            &mlp,
+            gapped,
+            2,
+            Some((&indices, MlpGrouping::Library)),
+        ),
+        check_case_sets::<f16, f32>(
+            &context,
+            &mlp,
+            packed,
+            4,
+            Some((&sorted, MlpGrouping::Caller)),
+        ),
+        check_case_sets::<f32, f16>(
+            &context,
+            &mlp,
+            gapped,
+            5,
+            Some((&indices, MlpGrouping::Caller)),
+        ),
+        // Without indices every row is set 0's.
+        check_case_sets::<f32, f32>(&context, &mlp, gapped, 7, None),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        if let Err(why) = result {
+            failures.push(format!("{kernel} case {case}: {why}"));
+        }
+    }
+    assert_all_passed(5, &failures);
+    // The host helper, with its check of the indices.
+    let in_range: Vec<u32> = indices.iter().map(|&i| i % 5).collect();
+    let input: Vec<f32> = sample_data(SampleData::FullMantissa, 13 * rows, 9);
+    let output: Vec<f32> = context
+        .evaluate_mlp_sets(&mlp, &input, &in_range)
+        .expect("evaluate");
+    let weight_sets: Vec<&[LayerWeights]> = sets.iter().map(Vec::as_slice).collect();
+    let reference = MlpReference::compute_sets_for(
+        kernel,
+        &desc,
+        &weight_sets,
+        Some(&in_range),
+        &packed,
+        &input,
+        &vec![0.0f32; 7 * rows],
+    )
+    .unwrap();
+    let comparison = reference.compare(&output);
+    assert!(comparison.passed(), "{comparison:?}");
+    assert_no_validation_errors();
+}
+
 macro_rules! per_kernel {
     ($($module:ident => $kernel:expr),* $(,)?) => {$(
         mod $module {
@@ -253,6 +412,10 @@ macro_rules! per_kernel {
             #[test]
             fn evaluate_matches_reference() {
                 super::evaluate_matches_reference($kernel);
+            }
+            #[test]
+            fn sets_match_reference() {
+                super::sets_match_reference($kernel);
             }
         }
     )*};
@@ -386,6 +549,75 @@ fn bad_buffers_are_typed_errors_and_write_nothing() {
         })
     ));
     // Nothing was written by any of the refused runs.
+    let untouched: Vec<f32> = pollster::block_on(context.download(&output, 20)).unwrap();
+    assert!(untouched.iter().all(|&v| v == 7.0), "{untouched:?}");
+    assert_no_validation_errors();
+}
+
+#[test]
+fn bad_weight_sets_are_typed_errors_and_write_nothing() {
+    let context = context();
+    let desc = MlpDesc::uniform(&[4, 8, 2], MlpActivation::Relu, MlpActivation::None);
+    assert_eq!(
+        context.build_mlp_sets(&desc, &[]).unwrap_err(),
+        Error::MlpSets {
+            sets: 0,
+            limit: MAX_MLP_SETS
+        }
+    );
+    let mut sets: Vec<_> = (0..4).map(|s| LayerWeights::seeded(&desc, s)).collect();
+    sets[2][0].weights.pop();
+    assert_eq!(
+        context.build_mlp_sets(&desc, &sets).unwrap_err(),
+        Error::MlpWeights {
+            set: 2,
+            layer: 0,
+            what: "weights",
+            expected: 32,
+            actual: 31
+        }
+    );
+    sets[2] = LayerWeights::seeded(&desc, 2);
+    let mlp = context.build_mlp_sets(&desc, &sets).unwrap();
+    assert_eq!(
+        context
+            .evaluate_mlp_sets::<f32, f32>(&mlp, &[1.0; 12], &[0, 4, 1])
+            .unwrap_err(),
+        Error::MlpSetIndex {
+            row: 1,
+            set: 4,
+            sets: 4
+        }
+    );
+    assert!(matches!(
+        context.evaluate_mlp_sets::<f32, f32>(&mlp, &[1.0; 12], &[0, 1]),
+        Err(Error::HostDataLength {
+            operand: Operand::SetIndices,
+            ..
+        })
+    ));
+    let input = context.upload("input", &[1.0f32; 40]).unwrap();
+    let output = context.upload("output", &[7.0f32; 20]).unwrap();
+    let indices = context.upload("indices", &[0i32; 9]).unwrap();
+    let uniform = context
+        .create_buffer("not storage", 256, wgpu::BufferUsages::UNIFORM)
+        .unwrap();
+    let run = |buffers: MlpBuffers<'_>| context.run_mlp(&mlp, &buffers).map(|_| ());
+    let buffers = MlpBuffers::new(&mlp, &input, &output, MlpIo::F32, 10);
+    assert!(matches!(
+        run(buffers.with_set_indices(&indices)),
+        Err(Error::BufferTooSmall {
+            operand: Operand::SetIndices,
+            ..
+        })
+    ));
+    assert!(matches!(
+        run(buffers.with_set_indices(&uniform)),
+        Err(Error::MissingBufferUsage {
+            operand: Operand::SetIndices,
+            ..
+        })
+    ));
     let untouched: Vec<f32> = pollster::block_on(context.download(&output, 20)).unwrap();
     assert!(untouched.iter().all(|&v| v == 7.0), "{untouched:?}");
     assert_no_validation_errors();

@@ -19,6 +19,7 @@ use crate::kind::MlpKernel;
 use crate::mlp::coopmat::MlpVariant;
 use crate::mlp::desc::{LayerWeights, MlpDesc};
 use crate::mlp::rows::{MlpBuffers, MlpIo, RowParams};
+use crate::mlp::sets::{SetGrouper, SlotParams};
 use crate::vulkan::dispatch::{PipelineKey, PushConstants};
 
 include!(concat!(env!("OUT_DIR"), "/mlp_coopvec_variants.rs"));
@@ -44,7 +45,10 @@ struct Params {
     groups_x: u32,
     vector_input: u32,
     vector_output: u32,
-    unused: [u32; 10],
+    slots: SlotParams,
+    /// Parameter bytes from one weight set to the next.
+    set_stride: u32,
+    unused: [u32; 5],
 }
 
 const _: () = assert!(std::mem::size_of::<Params>() == std::mem::size_of::<PushConstants>());
@@ -53,6 +57,8 @@ const _: () = assert!(std::mem::size_of::<Params>() == std::mem::size_of::<PushC
 #[derive(Debug)]
 pub(crate) struct CoopvecMlp {
     parameters: wgpu::Buffer,
+    /// Bytes of `parameters` from one weight set to the next.
+    set_stride: u32,
     table: wgpu::Buffer,
     /// Specialization constants 1 and up: LAYERS, W0..=W8, ACT0..=ACT7.
     shape: Vec<u32>,
@@ -119,12 +125,12 @@ fn align(parameters: &mut Vec<f16>) -> Result<u32> {
 }
 
 impl CoopvecMlp {
-    /// Converts and uploads `weights` for the kernel; `Ok(Err(why))` where it cannot run
-    /// `desc` on this device.
+    /// Converts and uploads every weight set for the kernel, one after the other;
+    /// `Ok(Err(why))` where it cannot run `desc` on this device.
     pub(crate) fn new(
         context: &Context,
         desc: &MlpDesc,
-        weights: &[LayerWeights],
+        sets: &[&[LayerWeights]],
     ) -> Result<std::result::Result<CoopvecMlp, String>> {
         let backend = match context.backends_of_device().coopmat.as_ref() {
             Ok(backend) => backend,
@@ -157,36 +163,44 @@ impl CoopvecMlp {
         }
         let mut parameters: Vec<f16> = Vec::new();
         let mut table = Vec::with_capacity(TABLE_STRIDE * desc.layers());
-        for (layer, layer_weights) in weights.iter().enumerate() {
-            let (inputs, outputs) = desc.layer_shape(layer);
-            let (columns, rows) = (widths[layer], widths[layer + 1]);
-            let matrix = standin_matrix(&layer_weights.weights, inputs, outputs, rows, columns);
-            let matrix_offset = align(&mut parameters)?;
-            if emulated {
-                parameters.extend_from_slice(&matrix);
-            } else {
-                let stride = 2 * standin_stride(columns) as usize;
-                let converted = match crate::vulkan::coopvec::inferencing_optimal_f16(
-                    context.device(),
-                    rows,
-                    columns,
-                    &matrix,
-                    stride,
-                ) {
-                    Ok(converted) => converted,
-                    Err(why) => return Ok(Err(format!("layer {layer}'s weights: {why}"))),
-                };
-                parameters.extend(converted.chunks(2).map(|pair| {
-                    f16::from_bits(u16::from_le_bytes([pair[0], *pair.get(1).unwrap_or(&0)]))
-                }));
+        for (set, weights) in sets.iter().enumerate() {
+            for (layer, layer_weights) in weights.iter().enumerate() {
+                let (inputs, outputs) = desc.layer_shape(layer);
+                let (columns, rows) = (widths[layer], widths[layer + 1]);
+                let matrix = standin_matrix(&layer_weights.weights, inputs, outputs, rows, columns);
+                let matrix_offset = align(&mut parameters)?;
+                if emulated {
+                    parameters.extend_from_slice(&matrix);
+                } else {
+                    let stride = 2 * standin_stride(columns) as usize;
+                    let converted = match crate::vulkan::coopvec::inferencing_optimal_f16(
+                        context.device(),
+                        rows,
+                        columns,
+                        &matrix,
+                        stride,
+                    ) {
+                        Ok(converted) => converted,
+                        Err(why) => {
+                            return Ok(Err(format!("set {set}, layer {layer}'s weights: {why}")))
+                        }
+                    };
+                    parameters.extend(converted.chunks(2).map(|pair| {
+                        f16::from_bits(u16::from_le_bytes([pair[0], *pair.get(1).unwrap_or(&0)]))
+                    }));
+                }
+                let bias_offset = align(&mut parameters)?;
+                parameters.extend_from_slice(&layer_weights.bias);
+                parameters.resize(parameters.len() + (rows - outputs) as usize, f16::ZERO);
+                if set == 0 {
+                    let activation = desc.activations()[layer];
+                    table.extend([matrix_offset, bias_offset, activation.slope().to_bits(), 0]);
+                }
             }
-            let bias_offset = align(&mut parameters)?;
-            parameters.extend_from_slice(&layer_weights.bias);
-            parameters.resize(parameters.len() + (rows - outputs) as usize, f16::ZERO);
-            let activation = desc.activations()[layer];
-            table.extend([matrix_offset, bias_offset, activation.slope().to_bits(), 0]);
+            align(&mut parameters)?;
         }
-        align(&mut parameters)?;
+        // Every set takes the same bytes (the same shapes, converted the same way).
+        let set_stride = align(&mut parameters)? / sets.len().max(1) as u32;
         // LAYERS, W0..=W8 (16 past the last layer), ACT0..=ACT7.
         let mut shape = vec![desc.layers() as u32];
         shape.extend((0..=MAX_COOPVEC_LAYERS).map(|i| widths.get(i).copied().unwrap_or(16)));
@@ -197,6 +211,7 @@ impl CoopvecMlp {
         }));
         Ok(Ok(CoopvecMlp {
             parameters: context.upload("coopgemm network parameters (coopvec)", &parameters)?,
+            set_stride,
             table: context.upload(
                 "coopgemm network table (coopvec)",
                 bytemuck::cast_slice::<u32, i32>(&table),
@@ -230,13 +245,15 @@ impl CoopvecMlp {
             .ok_or_else(|| format!("no cooperative-vector network kernel for {io} rows"))
     }
 
-    /// Records the network over every row and returns the command buffers to submit.
+    /// Records the network over every row, after the sets' pre-pass where the run has set
+    /// indices (`sets`, checked), and returns the command buffers to submit.
     pub(crate) fn record(
         &self,
         context: &Context,
         buffers: &MlpBuffers<'_>,
         input: BoundRange,
         output: BoundRange,
+        sets: Option<(&SetGrouper, (&wgpu::Buffer, BoundRange))>,
     ) -> Result<Vec<wgpu::CommandBuffer>> {
         let rows = buffers.layout.rows;
         if rows == 0 {
@@ -278,20 +295,59 @@ impl CoopvecMlp {
                 buffers.io.output.size_bytes(),
             )
             .into(),
-            unused: [0; 10],
+            slots: SetGrouper::unindexed(),
+            set_stride: self.set_stride,
+            unused: [0; 5],
         };
         let whole = |buffer: &wgpu::Buffer| BoundRange {
             offset_bytes: 0,
             size_bytes: buffer.size(),
             first_element: 0,
         };
+        // With set indices, the pre-pass (in a command buffer of its own, submitted first)
+        // fills the run buffer, which then is binding 3, the table at its start.
+        let mut command_buffers = Vec::new();
+        let mut params = params;
+        let slots = match sets {
+            Some((grouper, indices)) => {
+                let mut encoder =
+                    context
+                        .device()
+                        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                            label: Some("coopgemm network sets"),
+                        });
+                let slots = grouper.record(
+                    context,
+                    indices,
+                    rows,
+                    buffers.grouping,
+                    Some(&self.table),
+                    &mut encoder,
+                )?;
+                command_buffers.push(encoder.finish());
+                params.slots = slots.params;
+                Some(slots)
+            }
+            None => None,
+        };
+        let table = slots.as_ref().map_or(&self.table, |slots| &slots.buffer);
         let bindings = [
             (buffers.input, input),
             (&self.parameters, whole(&self.parameters)),
             (buffers.output, output),
-            (&self.table, whole(&self.table)),
+            (table, whole(table)),
         ];
-        kernels.record_raw(pipeline, &bindings, bytemuck::bytes_of(&params), grid, None)
+        let timestamp_pair = context
+            .timer()
+            .and_then(|(timer, _)| timer.claim_raw(kernels.has_timestamps()));
+        command_buffers.extend(kernels.record_raw(
+            pipeline,
+            &bindings,
+            bytemuck::bytes_of(&params),
+            grid,
+            timestamp_pair,
+        )?);
+        Ok(command_buffers)
     }
 }
 

@@ -6,6 +6,7 @@ use crate::context::Context;
 use crate::error::Result;
 use crate::mlp::desc::{LayerWeights, MlpDesc};
 use crate::mlp::rows::{MlpBuffers, MlpIo};
+use crate::mlp::sets::SetGrouper;
 
 /// Never built here.
 #[derive(Debug)]
@@ -16,7 +17,7 @@ impl CoopvecMlp {
     pub(crate) fn new(
         _context: &Context,
         _desc: &MlpDesc,
-        _weights: &[LayerWeights],
+        _sets: &[&[LayerWeights]],
     ) -> Result<std::result::Result<CoopvecMlp, String>> {
         Ok(Err(crate::backend::coopmat::NOT_BUILT.into()))
     }
@@ -35,6 +36,7 @@ impl CoopvecMlp {
         _buffers: &MlpBuffers<'_>,
         _input: BoundRange,
         _output: BoundRange,
+        _sets: Option<(&SetGrouper, (&wgpu::Buffer, BoundRange))>,
     ) -> Result<Vec<wgpu::CommandBuffer>> {
         match *self {}
     }

@@ -11,6 +11,11 @@ use crate::error::{Error, Result};
 /// take less ([`MlpPlan`](crate::MlpPlan) says which kernels refuse a network and why).
 pub const MAX_MLP_WIDTH: u32 = 256;
 
+/// The most weight sets a network takes ([`Context::build_mlp_sets`](crate::Context::build_mlp_sets)):
+/// the library's grouping pre-pass keeps a histogram of the sets in 8 KiB of workgroup
+/// memory.
+pub const MAX_MLP_SETS: usize = 2047;
+
 /// The element-wise function after a layer's product and bias.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub enum MlpActivation {

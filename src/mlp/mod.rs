@@ -11,6 +11,9 @@
 //!   stores them) and bias, kept as f16.
 //! - [`Context::build_mlp`](crate::Context::build_mlp) checks both and uploads the weights
 //!   once, in the layout of every kernel the device can run, into an [`Mlp`].
+//! - [`Context::build_mlp_sets`](crate::Context::build_mlp_sets) builds a network with
+//!   several weight sets (one per material); a run takes a set index per row
+//!   ([`MlpBuffers::with_set_indices`], [`MlpGrouping`]).
 //! - [`Context::run_mlp`](crate::Context::run_mlp) evaluates it on `rows` rows of f16 or f32
 //!   input into f16 or f32 output ([`MlpBuffers`], [`MlpIo`]);
 //!   [`Context::plan_mlp`](crate::Context::plan_mlp) says which kernel runs and why
@@ -33,11 +36,13 @@ mod kernel;
 mod reference;
 mod rows;
 mod run;
+mod sets;
 mod simt;
 
 pub use crate::kind::MlpKernel;
-pub use desc::{LayerWeights, MlpActivation, MlpDesc, MAX_MLP_WIDTH};
+pub use desc::{LayerWeights, MlpActivation, MlpDesc, MAX_MLP_SETS, MAX_MLP_WIDTH};
 pub use kernel::MlpPlan;
 pub use reference::MlpReference;
 pub use rows::{MlpBuffers, MlpIo, MlpLayout};
 pub use run::Mlp;
+pub use sets::MlpGrouping;

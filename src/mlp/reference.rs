@@ -64,9 +64,42 @@ impl MlpReference {
         input: &[I],
         output: &[O],
     ) -> Result<Reference> {
+        Self::compute_sets_for(kernel, desc, &[weights], None, layout, input, output)
+    }
+
+    /// [`MlpReference::compute_for`] of a network with several weight sets: row `r` is
+    /// evaluated with set `indices[r]` (set 0 for every row where `indices` is `None`); a
+    /// row whose index is not below `sets.len()` is not evaluated, its output expected
+    /// unchanged (as the kernels leave it).
+    pub fn compute_sets_for<I: Element, O: Element>(
+        kernel: MlpKernel,
+        desc: &MlpDesc,
+        sets: &[&[LayerWeights]],
+        indices: Option<&[u32]>,
+        layout: &MlpLayout,
+        input: &[I],
+        output: &[O],
+    ) -> Result<Reference> {
         let f16_sums = kernel == MlpKernel::Coopvec;
         desc.validate()?;
-        desc.check_weights(0, weights)?;
+        if sets.is_empty() {
+            return Err(Error::MlpSets {
+                sets: 0,
+                limit: crate::mlp::MAX_MLP_SETS,
+            });
+        }
+        for (set, weights) in sets.iter().enumerate() {
+            desc.check_weights(set, weights)?;
+        }
+        if let Some(indices) = indices {
+            if indices.len() < layout.rows as usize {
+                return Err(Error::HostDataLength {
+                    operand: Operand::SetIndices,
+                    expected: u64::from(layout.rows),
+                    actual: indices.len() as u64,
+                });
+            }
+        }
         layout.check(desc)?;
         for (operand, needed, actual) in [
             (Operand::Input, layout.input_elements(desc), input.len()),
@@ -94,6 +127,10 @@ impl MlpReference {
         };
         let (in_width, out_width) = (desc.input_width() as usize, desc.output_width() as usize);
         for row in 0..layout.rows as usize {
+            let set = indices.map_or(0, |indices| indices[row] as usize);
+            let Some(weights) = sets.get(set) else {
+                continue;
+            };
             let start = layout.input_offset as usize + row * layout.input_stride as usize;
             let x: Vec<f64> = input[start..start + in_width]
                 .iter()

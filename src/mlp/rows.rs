@@ -4,6 +4,7 @@
 use crate::bindings::{bound_range, BoundRange};
 use crate::error::{Error, Operand, Result};
 use crate::mlp::desc::MlpDesc;
+use crate::mlp::sets::MlpGrouping;
 use crate::problem::{Order, ResolvedMatrix};
 use crate::types::DType;
 
@@ -158,7 +159,8 @@ impl RowParams {
 }
 
 /// The buffers of one run: input rows in, output rows out (`STORAGE` usage, two different
-/// buffers), their element types and where the rows are.
+/// buffers), their element types and where the rows are; for a network with several weight
+/// sets, each row's set index and who groups the rows by set.
 #[derive(Debug, Clone, Copy)]
 pub struct MlpBuffers<'a> {
     /// Holds the input rows.
@@ -169,12 +171,33 @@ pub struct MlpBuffers<'a> {
     pub io: MlpIo,
     /// How many rows, and where.
     pub layout: MlpLayout,
+    /// Each row's weight set: `u32` `r` (from the buffer's start, `STORAGE` usage) is row
+    /// `r`'s set. A row whose index is not below the network's number of sets is not
+    /// evaluated, its output row left unchanged (indices on the device cannot be checked
+    /// on the host; [`Context::evaluate_mlp_sets`](crate::Context::evaluate_mlp_sets)
+    /// checks them). `None`: every row uses set 0.
+    pub set_indices: Option<&'a wgpu::Buffer>,
+    /// Who groups the rows by set (where there are set indices).
+    pub grouping: MlpGrouping,
 }
 
 impl<'a> MlpBuffers<'a> {
     /// The same buffers with another layout.
     pub fn with_layout(mut self, layout: MlpLayout) -> MlpBuffers<'a> {
         self.layout = layout;
+        self
+    }
+
+    /// The same buffers with row `r` evaluated with weight set `indices[r]` (`u32`s,
+    /// [`MlpBuffers::set_indices`]).
+    pub fn with_set_indices(mut self, indices: &'a wgpu::Buffer) -> MlpBuffers<'a> {
+        self.set_indices = Some(indices);
+        self
+    }
+
+    /// The same buffers with the rows grouped by set by `grouping`.
+    pub fn with_grouping(mut self, grouping: MlpGrouping) -> MlpBuffers<'a> {
+        self.grouping = grouping;
         self
     }
 

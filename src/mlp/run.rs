@@ -10,6 +10,7 @@ use crate::mlp::coopvec::CoopvecMlp;
 use crate::mlp::desc::{LayerWeights, MlpDesc};
 use crate::mlp::kernel::MlpPlan;
 use crate::mlp::rows::{MlpBuffers, MlpIo, MlpLayout};
+use crate::mlp::sets::{bind_indices, MlpGrouping, SetGrouper};
 use crate::mlp::simt::SimtMlp;
 use crate::types::Element;
 
@@ -24,7 +25,10 @@ pub struct Mlp {
 #[derive(Debug)]
 struct MlpInner {
     desc: MlpDesc,
-    weights: Vec<LayerWeights>,
+    /// Every weight set, set 0 first.
+    sets: Vec<Vec<LayerWeights>>,
+    /// The pre-pass of runs with set indices.
+    grouper: SetGrouper,
     simt: SimtMlp,
     /// The cooperative-matrix kernel's copy, or why it cannot run the network here.
     coopmat: std::result::Result<CoopmatMlp, String>,
@@ -38,9 +42,20 @@ impl Mlp {
         &self.inner.desc
     }
 
-    /// The weights it was built from.
+    /// The weights it was built from (set 0 of a network with several weight sets).
     pub fn weights(&self) -> &[LayerWeights] {
-        &self.inner.weights
+        &self.inner.sets[0]
+    }
+
+    /// How many weight sets it has (1 unless built with
+    /// [`Context::build_mlp_sets`]).
+    pub fn sets(&self) -> usize {
+        self.inner.sets.len()
+    }
+
+    /// Every weight set it was built from, set 0 first.
+    pub fn weight_sets(&self) -> &[Vec<LayerWeights>] {
+        &self.inner.sets
     }
 
     /// The same network, always run on `kernel` (a run fails with the reason where that
@@ -55,6 +70,21 @@ impl Mlp {
     /// The kernel forced with [`Mlp::with_kernel`], if any.
     pub fn forced_kernel(&self) -> Option<MlpKernel> {
         self.kernel
+    }
+
+    /// Checks the run's set-index buffer, if any, and its bound range.
+    fn bind_set_indices<'b>(
+        &self,
+        context: &Context,
+        buffers: &MlpBuffers<'b>,
+    ) -> Result<Option<(&'b wgpu::Buffer, crate::bindings::BoundRange)>> {
+        buffers
+            .set_indices
+            .map(|indices| {
+                let range = bind_indices(indices, buffers.layout.rows, &context.device().limits())?;
+                Ok((indices, range))
+            })
+            .transpose()
     }
 }
 
@@ -72,6 +102,8 @@ impl<'a> MlpBuffers<'a> {
             output,
             io,
             layout: MlpLayout::new(mlp.desc(), rows),
+            set_indices: None,
+            grouping: MlpGrouping::Library,
         }
     }
 }
@@ -90,17 +122,52 @@ impl Context {
     /// assert_eq!(y.len(), 1000 * 16);
     /// # Ok::<(), coopgemm::Error>(())
     /// ```
-    // On wasm32 wgpu's objects are neither Send nor Sync; the Arc then only shares the
-    // network between clones on the one thread there is (as `Context::assemble`).
-    #[cfg_attr(target_arch = "wasm32", allow(clippy::arc_with_non_send_sync))]
     pub fn build_mlp(&self, desc: &MlpDesc, weights: &[LayerWeights]) -> Result<Mlp> {
         desc.validate()?;
         desc.check_weights(0, weights)?;
+        self.build_mlp_checked(desc, vec![weights.to_vec()])
+    }
+
+    /// [`Context::build_mlp`] with several weight sets (one network per material): every
+    /// set has the shape `desc`; a run evaluates each row with the set its index names
+    /// ([`MlpBuffers::with_set_indices`]). 1 to [`MAX_MLP_SETS`](crate::MAX_MLP_SETS) sets.
+    ///
+    /// ```no_run
+    /// use coopgemm::{Context, LayerWeights, MlpActivation, MlpDesc};
+    /// let context = Context::new_blocking()?;
+    /// let desc = MlpDesc::uniform(&[64, 64, 16], MlpActivation::Relu, MlpActivation::None);
+    /// let sets: Vec<_> = (0..4).map(|seed| LayerWeights::seeded(&desc, seed)).collect();
+    /// let mlp = context.build_mlp_sets(&desc, &sets)?;
+    /// let x = vec![half::f16::from_f32(0.5); 3 * 64];
+    /// // Row 0 with set 3, row 1 with set 0, row 2 with set 2.
+    /// let y: Vec<f32> = context.evaluate_mlp_sets(&mlp, &x, &[3, 0, 2])?;
+    /// assert_eq!(y.len(), 3 * 16);
+    /// # Ok::<(), coopgemm::Error>(())
+    /// ```
+    pub fn build_mlp_sets(&self, desc: &MlpDesc, sets: &[Vec<LayerWeights>]) -> Result<Mlp> {
+        desc.validate()?;
+        if sets.is_empty() || sets.len() > crate::mlp::MAX_MLP_SETS {
+            return Err(Error::MlpSets {
+                sets: sets.len(),
+                limit: crate::mlp::MAX_MLP_SETS,
+            });
+        }
+        for (set, weights) in sets.iter().enumerate() {
+            desc.check_weights(set, weights)?;
+        }
+        self.build_mlp_checked(desc, sets.to_vec())
+    }
+
+    // On wasm32 wgpu's objects are neither Send nor Sync; the Arc then only shares the
+    // network between clones on the one thread there is (as `Context::assemble`).
+    #[cfg_attr(target_arch = "wasm32", allow(clippy::arc_with_non_send_sync))]
+    fn build_mlp_checked(&self, desc: &MlpDesc, sets: Vec<Vec<LayerWeights>>) -> Result<Mlp> {
+        let views: Vec<&[LayerWeights]> = sets.iter().map(Vec::as_slice).collect();
         let (simt, coopmat, coopvec) = self.scoped(|| -> Result<_> {
             Ok((
-                SimtMlp::new(self, desc, weights)?,
-                CoopmatMlp::new(self, desc, weights)?,
-                CoopvecMlp::new(self, desc, weights)?,
+                SimtMlp::new(self, desc, &views)?,
+                CoopmatMlp::new(self, desc, views[0])?,
+                CoopvecMlp::new(self, desc, &views)?,
             ))
         })??;
         if let Err(why) = &coopmat {
@@ -109,10 +176,12 @@ impl Context {
         if let Err(why) = &coopvec {
             log::debug!("network {desc}: no cooperative-vector kernel: {why}");
         }
+        let grouper = SetGrouper::new(self, sets.len() as u32);
         Ok(Mlp {
             inner: Arc::new(MlpInner {
                 desc: desc.clone(),
-                weights: weights.to_vec(),
+                sets,
+                grouper,
                 simt,
                 coopmat,
                 coopvec,
@@ -122,14 +191,21 @@ impl Context {
     }
 
     /// Which kernel runs `mlp` on rows of `io`, and why (every kernel that cannot, with its
-    /// reason).
+    /// reason). For a network with several weight sets, the kernel that runs rows with set
+    /// indices (without, every kernel evaluates set 0).
     pub fn plan_mlp(&self, mlp: &Mlp, io: MlpIo) -> Result<MlpPlan> {
-        self.plan_mlp_for(mlp, io, false)
+        self.plan_mlp_for(mlp, io, false, mlp.sets() > 1)
     }
 
     /// [`Context::plan_mlp`] among the kernels that can record into a shared encoder only,
-    /// if `shared_encoder`.
-    fn plan_mlp_for(&self, mlp: &Mlp, io: MlpIo, shared_encoder: bool) -> Result<MlpPlan> {
+    /// if `shared_encoder`, and that can run rows with set indices, if `indexed`.
+    fn plan_mlp_for(
+        &self,
+        mlp: &Mlp,
+        io: MlpIo,
+        shared_encoder: bool,
+        indexed: bool,
+    ) -> Result<MlpPlan> {
         io.check()?;
         let candidates = MlpKernel::ALL.map(|kernel| {
             let support = if shared_encoder && !kernel.records_into_shared_encoder() {
@@ -137,6 +213,8 @@ impl Context {
                     "records raw Vulkan commands, which cannot share a wgpu encoder (use run_mlp)"
                         .into(),
                 )
+            } else if indexed && kernel == MlpKernel::Coopmat {
+                Err("cannot run several weight sets (rows with set indices)".into())
             } else {
                 match kernel {
                     MlpKernel::Coopmat => mlp
@@ -175,19 +253,27 @@ impl Context {
         MlpPlan::choose(&candidates, mlp.kernel)
     }
 
-    /// Records `mlp` on `buffers` into `encoder` (the caller submits it). Only kernels that
-    /// record plain wgpu commands can share an encoder.
+    /// Records `mlp` on `buffers` into `encoder` (the caller submits it), after the sets'
+    /// pre-pass where `buffers` has set indices. Only kernels that record plain wgpu
+    /// commands can share an encoder.
     pub fn encode_mlp(
         &self,
         encoder: &mut wgpu::CommandEncoder,
         mlp: &Mlp,
         buffers: &MlpBuffers<'_>,
     ) -> Result<MlpPlan> {
-        let plan = self.plan_mlp_for(mlp, buffers.io, true)?;
+        let plan = self.plan_mlp_for(mlp, buffers.io, true, buffers.set_indices.is_some())?;
         let (input, output) = buffers.bind(mlp.desc(), &self.device().limits())?;
-        mlp.inner
-            .simt
-            .record(self, mlp.desc(), buffers, input, output, encoder)?;
+        let indices = mlp.bind_set_indices(self, buffers)?;
+        mlp.inner.simt.record(
+            self,
+            mlp.desc(),
+            buffers,
+            input,
+            output,
+            indices.map(|indices| (&mlp.inner.grouper, indices)),
+            encoder,
+        )?;
         Ok(plan)
     }
 
@@ -197,8 +283,10 @@ impl Context {
         mlp: &Mlp,
         buffers: &MlpBuffers<'_>,
     ) -> Result<(MlpPlan, Vec<wgpu::CommandBuffer>)> {
-        let plan = self.plan_mlp(mlp, buffers.io)?;
+        let plan = self.plan_mlp_for(mlp, buffers.io, false, buffers.set_indices.is_some())?;
         let (input, output) = buffers.bind(mlp.desc(), &self.device().limits())?;
+        let indices = mlp.bind_set_indices(self, buffers)?;
+        let sets = indices.map(|indices| (&mlp.inner.grouper, indices));
         let command_buffers = match plan.kernel {
             MlpKernel::Coopmat => {
                 // The plan chose it, so the network has the kernel's copy.
@@ -220,7 +308,7 @@ impl Context {
                     .map_err(|why| Error::MlpNoKernel {
                         reasons: vec![(MlpKernel::Coopvec, why.clone())],
                     })?;
-                coopvec.record(self, buffers, input, output)?
+                coopvec.record(self, buffers, input, output, sets)?
             }
             MlpKernel::Simt => {
                 let mut encoder =
@@ -228,9 +316,15 @@ impl Context {
                         .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                             label: Some("coopgemm network"),
                         });
-                mlp.inner
-                    .simt
-                    .record(self, mlp.desc(), buffers, input, output, &mut encoder)?;
+                mlp.inner.simt.record(
+                    self,
+                    mlp.desc(),
+                    buffers,
+                    input,
+                    output,
+                    sets,
+                    &mut encoder,
+                )?;
                 vec![encoder.finish()]
             }
         };
@@ -254,6 +348,16 @@ impl Context {
         &self,
         mlp: &Mlp,
         input: &[I],
+    ) -> Result<Vec<O>> {
+        self.evaluate_mlp_rows(mlp, input, None).await
+    }
+
+    /// Uploads `input` (and `indices`, checked), runs and downloads.
+    async fn evaluate_mlp_rows<I: Element, O: Element>(
+        &self,
+        mlp: &Mlp,
+        input: &[I],
+        indices: Option<&[u32]>,
     ) -> Result<Vec<O>> {
         let width = mlp.desc().input_width() as usize;
         if !input.len().is_multiple_of(width) {
@@ -279,9 +383,61 @@ impl Context {
             "coopgemm network output",
             &vec![O::from_f64_lossy(0.0); outputs],
         )?;
-        let buffers = MlpBuffers::new(mlp, &input_buffer, &output_buffer, io, rows);
+        let mut buffers = MlpBuffers::new(mlp, &input_buffer, &output_buffer, io, rows);
+        let index_buffer = match indices {
+            Some(indices) if !indices.is_empty() => Some(self.upload(
+                "coopgemm network set indices",
+                bytemuck::cast_slice::<u32, i32>(indices),
+            )?),
+            _ => None,
+        };
+        if let Some(index_buffer) = &index_buffer {
+            buffers = buffers.with_set_indices(index_buffer);
+        }
         self.run_mlp(mlp, &buffers)?;
         self.download(&output_buffer, outputs).await
+    }
+
+    /// [`Context::evaluate_mlp_async`] with row `r` evaluated with weight set `indices[r]`:
+    /// every index is checked on the host first ([`Error::MlpSetIndex`]), one per row.
+    pub async fn evaluate_mlp_sets_async<I: Element, O: Element>(
+        &self,
+        mlp: &Mlp,
+        input: &[I],
+        indices: &[u32],
+    ) -> Result<Vec<O>> {
+        let width = mlp.desc().input_width() as usize;
+        let rows = input.len() / width;
+        if indices.len() != rows {
+            return Err(Error::HostDataLength {
+                operand: Operand::SetIndices,
+                expected: rows as u64,
+                actual: indices.len() as u64,
+            });
+        }
+        if let Some((row, &set)) = indices
+            .iter()
+            .enumerate()
+            .find(|(_, &set)| set as usize >= mlp.sets())
+        {
+            return Err(Error::MlpSetIndex {
+                row,
+                set,
+                sets: mlp.sets(),
+            });
+        }
+        self.evaluate_mlp_rows(mlp, input, Some(indices)).await
+    }
+
+    /// [`Context::evaluate_mlp_sets_async`], blocking the current thread (not on wasm32).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn evaluate_mlp_sets<I: Element, O: Element>(
+        &self,
+        mlp: &Mlp,
+        input: &[I],
+        indices: &[u32],
+    ) -> Result<Vec<O>> {
+        pollster::block_on(self.evaluate_mlp_sets_async(mlp, input, indices))
     }
 
     /// [`Context::evaluate_mlp_async`], blocking the current thread (not on wasm32).

@@ -10,6 +10,7 @@ use crate::error::Result;
 use crate::memo::Memo;
 use crate::mlp::desc::{LayerWeights, MlpDesc};
 use crate::mlp::rows::{MlpBuffers, MlpIo, RowParams};
+use crate::mlp::sets::{SetGrouper, SlotParams, SlotRun};
 use crate::shader::{wgsl_module, Checks};
 use crate::types::DType;
 
@@ -29,6 +30,9 @@ const WORKGROUP_ROWS: u64 = 64;
 struct Params {
     rows: RowParams,
     groups_x: u32,
+    slots: SlotParams,
+    /// Vec4s from one weight set to the next.
+    set_stride: u32,
 }
 
 /// Where one layer's weights start in the weight buffer, in vec4s.
@@ -44,34 +48,43 @@ struct LayerPlacement {
 pub(crate) struct SimtMlp {
     weights: wgpu::Buffer,
     placements: Vec<LayerPlacement>,
+    /// Vec4s from one weight set to the next.
+    set_stride: u32,
     layout: wgpu::BindGroupLayout,
     pipeline_layout: wgpu::PipelineLayout,
     pipelines: Memo<MlpIo, Arc<wgpu::ComputePipeline>>,
 }
 
 impl SimtMlp {
-    /// Uploads `weights` in the kernel's layout.
+    /// Uploads every weight set in the kernel's layout, one set after the other.
     pub(crate) fn new(
         context: &Context,
         desc: &MlpDesc,
-        weights: &[LayerWeights],
+        sets: &[&[LayerWeights]],
     ) -> Result<SimtMlp> {
         let mut data: Vec<f32> = Vec::new();
-        let mut placements = Vec::with_capacity(weights.len());
-        for (layer, parameters) in weights.iter().enumerate() {
-            let (inputs, _) = desc.layer_shape(layer);
-            let padded = inputs.next_multiple_of(4) as usize;
-            placements.push(LayerPlacement {
-                first: (data.len() / 4) as u32,
-                inputs_vectors: (padded / 4) as u32,
-            });
-            for row in parameters.weights.chunks(inputs as usize) {
-                data.extend(row.iter().map(|w| w.to_f32()));
-                data.resize(data.len() + padded - row.len(), 0.0);
+        let mut placements = Vec::with_capacity(desc.layers());
+        for weights in sets {
+            let set_first = data.len();
+            for (layer, parameters) in weights.iter().enumerate() {
+                let (inputs, _) = desc.layer_shape(layer);
+                let padded = inputs.next_multiple_of(4) as usize;
+                if set_first == 0 {
+                    placements.push(LayerPlacement {
+                        first: (data.len() / 4) as u32,
+                        inputs_vectors: (padded / 4) as u32,
+                    });
+                }
+                for row in parameters.weights.chunks(inputs as usize) {
+                    data.extend(row.iter().map(|w| w.to_f32()));
+                    data.resize(data.len() + padded - row.len(), 0.0);
+                }
+                data.extend(parameters.bias.iter().map(|b| b.to_f32()));
+                data.resize(data.len().next_multiple_of(4), 0.0);
             }
-            data.extend(parameters.bias.iter().map(|b| b.to_f32()));
-            data.resize(data.len().next_multiple_of(4), 0.0);
         }
+        let set_stride = u32::try_from(data.len() / 4 / sets.len().max(1))
+            .map_err(|_| crate::error::Error::Device("network weights above 64 GiB".into()))?;
         let buffer = context.upload("coopgemm network weights (simt)", &data)?;
         let device = context.device();
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
@@ -81,6 +94,7 @@ impl SimtMlp {
                 storage_entry(1, true),
                 storage_entry(2, false),
                 storage_entry(3, true),
+                storage_entry(4, true),
             ],
         });
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
@@ -91,6 +105,7 @@ impl SimtMlp {
         Ok(SimtMlp {
             weights: buffer,
             placements,
+            set_stride,
             layout,
             pipeline_layout,
             pipelines: Memo::new("network pipeline"),
@@ -111,7 +126,7 @@ impl SimtMlp {
             let (_, outputs) = desc.layer_shape(layer);
             let activation = desc.activations()[layer];
             layers.push_str(&format!(
-                "layer(&{x}, &{y}, {}u, {outputs}u, {}u, {}u, {:?});\n    ",
+                "layer(&{x}, &{y}, {}u, {outputs}u, set_first + {}u, {}u, {:?});\n    ",
                 placement.inputs_vectors,
                 placement.first,
                 activation.code(),
@@ -169,7 +184,9 @@ impl SimtMlp {
         })
     }
 
-    /// Records one dispatch over every row into `encoder`.
+    /// Records one dispatch over every row into `encoder`, after the sets' pre-pass where
+    /// the run has set indices (`indices`, checked).
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn record(
         &self,
         context: &Context,
@@ -177,6 +194,7 @@ impl SimtMlp {
         buffers: &MlpBuffers<'_>,
         input: BoundRange,
         output: BoundRange,
+        sets: Option<(&SetGrouper, (&wgpu::Buffer, BoundRange))>,
         encoder: &mut wgpu::CommandEncoder,
     ) -> Result<()> {
         let rows = buffers.layout.rows;
@@ -185,6 +203,12 @@ impl SimtMlp {
         }
         let device = context.device();
         let pipeline = self.pipeline(device, desc, buffers.io)?;
+        let slots = match sets {
+            Some((grouper, indices)) => {
+                Some(grouper.record(context, indices, rows, buffers.grouping, None, encoder)?)
+            }
+            None => None,
+        };
         let grid = flat_grid(
             u64::from(rows).div_ceil(WORKGROUP_ROWS),
             1,
@@ -193,7 +217,15 @@ impl SimtMlp {
         let params = Params {
             rows: RowParams::new(&buffers.layout, input, output),
             groups_x: grid[0],
+            slots: slots
+                .as_ref()
+                .map_or_else(SetGrouper::unindexed, |slots| slots.params),
+            set_stride: self.set_stride,
         };
+        // Without set indices the weights stand in for the unused run buffer.
+        let run_buffer = slots
+            .as_ref()
+            .map_or(&self.weights, |slots: &SlotRun| &slots.buffer);
         let uniform = wgpu::util::DeviceExt::create_buffer_init(
             device,
             &wgpu::util::BufferInitDescriptor {
@@ -215,6 +247,10 @@ impl SimtMlp {
                 wgpu::BindGroupEntry {
                     binding: 3,
                     resource: self.weights.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 4,
+                    resource: run_buffer.as_entire_binding(),
                 },
             ],
         });

@@ -9,7 +9,12 @@
 //
 // Weights (binding 3, vec4s of f32 holding f16 values): per layer, `outputs` rows of
 // `inputs_vectors` vec4s (row o = the weights of output o, zero-padded to whole vec4s),
-// then the bias, zero-padded to whole vec4s.
+// then the bias, zero-padded to whole vec4s; with several weight sets, set k's layers
+// `k * set_stride` vec4s after set 0's.
+//
+// Slots (binding 4, src/mlp/sets.rs): invocation `slot` evaluates row `slot` with set 0, or,
+// where the run has set indices, the row and set the pre-pass wrote for it (skipping it
+// where the set is out of range).
 
 struct Params {
     rows: u32,
@@ -20,10 +25,22 @@ struct Params {
     output_stride: u32,
     // Workgroups along x (rows continue along y: the grid may exceed one dimension's limit).
     groups_x: u32,
+    // SlotParams (src/mlp/sets.rs): 1 where the run has set indices, the number of sets,
+    // the word of `slot_data` holding slot 0's set, and slot 0's row (NO_ORDER: slot s is
+    // row s).
+    indexed: u32,
+    sets: u32,
+    slots_first: u32,
+    order_first: u32,
+    // Vec4s of `weights` from one set to the next.
+    set_stride: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(3) var<storage, read> weights: array<vec4<f32>>;
+@group(0) @binding(4) var<storage, read> slot_data: array<u32>;
+
+const NO_ORDER: u32 = 0xffffffffu;
 
 alias Activations = array<vec4<f32>, WIDTH_VECTORS>;
 
@@ -112,9 +129,21 @@ fn main(
     @builtin(workgroup_id) group: vec3<u32>,
     @builtin(local_invocation_index) lane: u32,
 ) {
-    let row = (group.x + group.y * params.groups_x) * WORKGROUP_ROWS + lane;
-    if (row >= params.rows) {
+    let slot = (group.x + group.y * params.groups_x) * WORKGROUP_ROWS + lane;
+    if (slot >= params.rows) {
         return;
+    }
+    var row = slot;
+    var set_first = 0u;
+    if (params.indexed != 0u) {
+        let weight_set = slot_data[params.slots_first + slot];
+        if (weight_set >= params.sets) {
+            return;
+        }
+        if (params.order_first != NO_ORDER) {
+            row = slot_data[params.order_first + slot];
+        }
+        set_first = weight_set * params.set_stride;
     }
     var a: Activations;
     var b: Activations;

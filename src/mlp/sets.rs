@@ -1,0 +1,279 @@
+//! Several weight sets per network (one network per material): the per-run pre-pass
+//! (`wgsl/mlp/group_sets.wgsl`) that turns the caller's per-row set indices into the run
+//! buffer every network kernel reads its rows' slots from.
+//!
+//! Slot `s` of a run evaluates row `order[s]` with set `slot_sets[s]`, and skips it where
+//! that set is not below the number of sets. Grouped by the library
+//! ([`MlpGrouping::Library`]), the pre-pass counting-sorts the rows by set, so that the rows
+//! of one set are contiguous slots (the out-of-range ones last) and a subgroup almost
+//! always evaluates one set; grouped by the caller ([`MlpGrouping::Caller`]), slot `s` is
+//! row `s` and only the indices are copied.
+
+use std::sync::Arc;
+
+use crate::backend::flat_grid;
+use crate::bindings::{bound_range, storage_entry, uniform_entry, BoundRange};
+use crate::context::Context;
+use crate::error::{Error, Operand, Result};
+use crate::memo::Memo;
+use crate::problem::{Order, ResolvedMatrix};
+use crate::scratch::ScratchBuffer;
+use crate::shader::{wgsl_module, Checks};
+
+const KERNEL: &str = include_str!("../../wgsl/mlp/group_sets.wgsl");
+
+/// Rows per workgroup of the pre-pass (`ROWS_PER_GROUP` in the kernel).
+const ROWS_PER_GROUP: u64 = 1024;
+/// Words of the run buffer before the counts: the raw-Vulkan kernels' layer table is copied
+/// there (so that it stays their binding 3, the run buffer).
+pub(crate) const TABLE_WORDS: u32 = 64;
+/// `order_first` where slot `s` is row `s`.
+const NO_ORDER: u32 = u32::MAX;
+
+/// Who groups the rows of a run by weight set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MlpGrouping {
+    /// A pre-pass on the device sorts the rows by set (a counting sort, recorded before the
+    /// network in the same submission), so that each subgroup evaluates one set. The
+    /// default.
+    #[default]
+    Library,
+    /// The rows are already grouped by set (sorted, or in runs of one set of a subgroup's
+    /// size or more): evaluated in their own order, only their indices copied. Where they
+    /// are not grouped, results are the same, slower.
+    Caller,
+}
+
+/// How the kernels find a slot's row and set; mirrored in every network kernel's
+/// parameters (`indexed, sets, slots_first, order_first`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, bytemuck::Pod, bytemuck::Zeroable)]
+pub(crate) struct SlotParams {
+    /// 1 where the run has set indices (else every row uses set 0, in order).
+    indexed: u32,
+    /// The network's number of sets.
+    sets: u32,
+    /// Word of the run buffer holding slot 0's set.
+    slots_first: u32,
+    /// Word of the run buffer holding slot 0's row, or `NO_ORDER`.
+    order_first: u32,
+}
+
+/// The pre-pass's uniform block; mirrors `Params` in `group_sets.wgsl`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct GroupParams {
+    rows: u32,
+    sets: u32,
+    indices_first: u32,
+    counts_first: u32,
+    slots_first: u32,
+    order_first: u32,
+    groups_x: u32,
+    unused: u32,
+}
+
+/// A run's slots: the run buffer (bound whole by the kernels) and where in it they are.
+#[derive(Debug)]
+pub(crate) struct SlotRun {
+    pub(crate) buffer: wgpu::Buffer,
+    pub(crate) params: SlotParams,
+}
+
+/// The pre-pass of one network: its pipelines (built on first use) and its run buffer,
+/// reused from run to run (see `scratch`).
+#[derive(Debug)]
+pub(crate) struct SetGrouper {
+    sets: u32,
+    layout: wgpu::BindGroupLayout,
+    pipeline_layout: wgpu::PipelineLayout,
+    pipelines: Memo<&'static str, Arc<wgpu::ComputePipeline>>,
+    run_buffer: ScratchBuffer,
+}
+
+/// Checks the caller's index buffer: `rows` u32s from its start, `STORAGE` usage.
+pub(crate) fn bind_indices(
+    indices: &wgpu::Buffer,
+    rows: u32,
+    limits: &wgpu::Limits,
+) -> Result<BoundRange> {
+    let matrix = ResolvedMatrix {
+        operand: Operand::SetIndices,
+        order: Order::RowMajor,
+        rows,
+        cols: 1,
+        leading_dimension: 1,
+        batch_stride: 0,
+        offset: 0,
+        batch: 1,
+    };
+    bound_range(&matrix, 4, indices, limits)
+}
+
+impl SetGrouper {
+    pub(crate) fn new(context: &Context, sets: u32) -> SetGrouper {
+        let device = context.device();
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("coopgemm network sets"),
+            entries: &[
+                uniform_entry(0, std::mem::size_of::<GroupParams>() as u64),
+                storage_entry(1, true),
+                storage_entry(2, false),
+            ],
+        });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("coopgemm network sets"),
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        SetGrouper {
+            sets,
+            layout,
+            pipeline_layout,
+            pipelines: Memo::new("network sets pipeline"),
+            run_buffer: ScratchBuffer::with_usage(
+                device,
+                "coopgemm network run",
+                wgpu::BufferUsages::COPY_DST,
+            ),
+        }
+    }
+
+    /// The parameters of a run without set indices (every row set 0, in order).
+    pub(crate) fn unindexed() -> SlotParams {
+        SlotParams {
+            indexed: 0,
+            sets: 1,
+            slots_first: 0,
+            order_first: NO_ORDER,
+        }
+    }
+
+    fn pipeline(
+        &self,
+        device: &wgpu::Device,
+        entry: &'static str,
+    ) -> Result<Arc<wgpu::ComputePipeline>> {
+        self.pipelines.get_or_build(entry, |&entry| {
+            let label = format!("coopgemm network sets ({entry})");
+            let module = wgsl_module(device, &label, KERNEL, Checks::Default);
+            Ok(Arc::new(device.create_compute_pipeline(
+                &wgpu::ComputePipelineDescriptor {
+                    label: Some(&label),
+                    layout: Some(&self.pipeline_layout),
+                    module: &module,
+                    entry_point: Some(entry),
+                    compilation_options: Default::default(),
+                    cache: None,
+                },
+            )))
+        })
+    }
+
+    /// Records into `encoder` what fills the run buffer of `rows` rows whose set indices
+    /// are `indices` (checked with [`bind_indices`]): the table copied to its start (for
+    /// the raw-Vulkan kernels), the counts cleared, then the pre-pass.
+    pub(crate) fn record(
+        &self,
+        context: &Context,
+        indices: (&wgpu::Buffer, BoundRange),
+        rows: u32,
+        grouping: crate::mlp::MlpGrouping,
+        table: Option<&wgpu::Buffer>,
+        encoder: &mut wgpu::CommandEncoder,
+    ) -> Result<SlotRun> {
+        let device = context.device();
+        let limits = device.limits();
+        let bins = self.sets + 1;
+        let counts_first = TABLE_WORDS;
+        let slots_first = (counts_first + 2 * bins).next_multiple_of(64);
+        let library = grouping == MlpGrouping::Library;
+        let order_first = if library {
+            slots_first.checked_add(rows)
+        } else {
+            Some(NO_ORDER)
+        };
+        let words = u64::from(slots_first) + u64::from(rows) * if library { 2 } else { 1 };
+        let bytes = 4 * words;
+        let limit = limits.max_storage_buffer_binding_size;
+        let (Some(order_first), true) = (order_first, bytes <= limit) else {
+            return Err(Error::BufferTooLarge { bytes, limit });
+        };
+        let buffer = self.run_buffer.get(bytes)?;
+        if let Some(table) = table {
+            let table_bytes = table.size().min(4 * u64::from(TABLE_WORDS));
+            encoder.copy_buffer_to_buffer(table, 0, &buffer, 0, table_bytes);
+        }
+        encoder.clear_buffer(
+            &buffer,
+            4 * u64::from(counts_first),
+            Some(8 * u64::from(bins)),
+        );
+        let grid = flat_grid(u64::from(rows).div_ceil(ROWS_PER_GROUP), 1, &limits)?;
+        let params = GroupParams {
+            rows,
+            sets: self.sets,
+            indices_first: indices.1.first_element,
+            counts_first,
+            slots_first,
+            order_first,
+            groups_x: grid[0],
+            unused: 0,
+        };
+        let uniform = wgpu::util::DeviceExt::create_buffer_init(
+            device,
+            &wgpu::util::BufferInitDescriptor {
+                label: Some("coopgemm network sets params"),
+                contents: bytemuck::bytes_of(&params),
+                usage: wgpu::BufferUsages::UNIFORM,
+            },
+        );
+        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("coopgemm network sets"),
+            layout: &self.layout,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: uniform.as_entire_binding(),
+                },
+                indices.1.bind_group_entry(1, indices.0),
+                wgpu::BindGroupEntry {
+                    binding: 2,
+                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                        buffer: &buffer,
+                        offset: 0,
+                        size: wgpu::BufferSize::new(bytes),
+                    }),
+                },
+            ],
+        });
+        let steps: &[(&'static str, [u32; 3])] = if library {
+            &[("count", grid), ("scan", [1, 1, 1]), ("scatter", grid)]
+        } else {
+            &[("copy", grid)]
+        };
+        let pipelines = steps
+            .iter()
+            .map(|&(entry, grid)| Ok((self.pipeline(device, entry)?, grid)))
+            .collect::<Result<Vec<_>>>()?;
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("coopgemm network sets"),
+            timestamp_writes: context.timer().and_then(|(timer, _)| timer.pass_writes()),
+        });
+        pass.set_bind_group(0, &bind_group, &[]);
+        for (pipeline, grid) in &pipelines {
+            pass.set_pipeline(pipeline);
+            pass.dispatch_workgroups(grid[0], grid[1], grid[2]);
+        }
+        drop(pass);
+        Ok(SlotRun {
+            buffer,
+            params: SlotParams {
+                indexed: 1,
+                sets: self.sets,
+                slots_first,
+                order_first,
+            },
+        })
+    }
+}

@@ -170,7 +170,10 @@ impl SimtMlp {
     ) -> Result<Arc<wgpu::ComputePipeline>> {
         self.pipelines.get_or_build(io, |&io| {
             let label = format!("coopgemm network {desc} {io} (simt)");
-            let module = wgsl_module(device, &label, &self.source(desc, io), Checks::Trusted);
+            // With wgpu's runtime checks: without them, lavapipe's LLVM took over 24 GB
+            // compiling mlp64 with weight sets (the process was killed), where the checked
+            // module builds in a second and runs as fast.
+            let module = wgsl_module(device, &label, &self.source(desc, io), Checks::Default);
             Ok(Arc::new(device.create_compute_pipeline(
                 &wgpu::ComputePipelineDescriptor {
                     label: Some(&label),

@@ -69,6 +69,24 @@ pub(crate) fn gemm_bindings<'a>(
     ]
 }
 
+/// The Vulkan handles of the four buffers a dispatch binds. Callers keep a clone of each
+/// buffer while its handle is in use.
+pub(super) fn raw_buffers(bindings: &[(&wgpu::Buffer, BoundRange); 4]) -> Result<[vk::Buffer; 4]> {
+    let raw = bindings.map(|(buffer, _)| {
+        // SAFETY: the guard (which holds wgpu's snatch lock) is dropped at the end of the
+        // statement; the handle stays valid while the caller's clone lives and the buffer is
+        // not destroyed explicitly, which wgpu rejects at the submit of the touch pass that
+        // every raw dispatch records with it.
+        unsafe { buffer.as_hal::<Vulkan>().map(|b| b.raw_handle()) }
+    });
+    let [Some(a), Some(b), Some(c), Some(d)] = raw else {
+        return Err(Error::Device(
+            "a buffer is not a Vulkan buffer of this device".into(),
+        ));
+    };
+    Ok([a, b, c, d])
+}
+
 /// Raw Vulkan objects of the cooperative-matrix backend on one device.
 pub(crate) struct VulkanKernels {
     /// Keeps the VkDevice alive (wgpu destroys it with its last Device/Queue/resource).
@@ -192,6 +210,43 @@ impl VulkanKernels {
             timestamps,
             statistics,
         })
+    }
+
+    /// Points the four storage bindings of `set` at the ranges of `bindings` (whose Vulkan
+    /// handles are `raw`).
+    ///
+    /// # Safety
+    /// No pending command buffer uses `set`; the buffers are live; the ranges were checked
+    /// against their sizes and the device's alignment (`BindingPlan`).
+    pub(super) unsafe fn write_set(
+        &self,
+        set: vk::DescriptorSet,
+        raw: [vk::Buffer; 4],
+        bindings: &[(&wgpu::Buffer, BoundRange); 4],
+    ) {
+        let infos: Vec<[vk::DescriptorBufferInfo; 1]> = raw
+            .into_iter()
+            .zip(bindings.iter())
+            .map(|(buffer, (_, range))| {
+                [vk::DescriptorBufferInfo::default()
+                    .buffer(buffer)
+                    .offset(range.offset_bytes)
+                    .range(range.size_bytes)]
+            })
+            .collect();
+        let writes: Vec<vk::WriteDescriptorSet> = infos
+            .iter()
+            .enumerate()
+            .map(|(binding, info)| {
+                vk::WriteDescriptorSet::default()
+                    .dst_set(set)
+                    .dst_binding(binding as u32)
+                    .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                    .buffer_info(info)
+            })
+            .collect();
+        // SAFETY: the caller's contract.
+        unsafe { self.device.update_descriptor_sets(&writes, &[]) };
     }
 
     fn module(&self, name: &'static str, spirv_bytes: &[u8]) -> Result<vk::ShaderModule> {
@@ -386,18 +441,7 @@ impl VulkanKernels {
             .map(|(pool, pair)| (pool, 2 * pair));
         let touch = self.touch.record(&self.wgpu_device, bindings);
 
-        let raw_buffers = bindings.map(|(buffer, _)| {
-            // SAFETY: the guard (which holds wgpu's snatch lock) is dropped at the end of the
-            // statement; the handle stays valid while the clone kept in `InFlight` lives and
-            // the buffer is not destroyed explicitly, which wgpu rejects at submit (the
-            // touch pass in the same submission uses it).
-            unsafe { buffer.as_hal::<Vulkan>().map(|b| b.raw_handle()) }
-        });
-        let [Some(raw_0), Some(raw_1), Some(raw_2), Some(raw_3)] = raw_buffers else {
-            return Err(Error::Device(
-                "a buffer is not a Vulkan buffer of this device".into(),
-            ));
-        };
+        let raw_buffers = raw_buffers(bindings)?;
 
         let mut recycler = self
             .recycler
@@ -405,33 +449,11 @@ impl VulkanKernels {
             .map_err(|_| Error::Device("recycler poisoned".into()))?;
         recycler.reclaim(&self.device, &self.queue, false)?;
         let (set, event) = recycler.acquire(&self.device, self.set_layout)?;
-        let infos = [
-            (raw_0, &bindings[0].1),
-            (raw_1, &bindings[1].1),
-            (raw_2, &bindings[2].1),
-            (raw_3, &bindings[3].1),
-        ]
-        .map(|(buffer, range): (vk::Buffer, &BoundRange)| {
-            [vk::DescriptorBufferInfo::default()
-                .buffer(buffer)
-                .offset(range.offset_bytes)
-                .range(range.size_bytes)]
-        });
-        let writes: Vec<vk::WriteDescriptorSet> = infos
-            .iter()
-            .enumerate()
-            .map(|(binding, info)| {
-                vk::WriteDescriptorSet::default()
-                    .dst_set(set)
-                    .dst_binding(binding as u32)
-                    .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                    .buffer_info(info)
-            })
-            .collect();
         // SAFETY: the set is not in use by any pending command buffer (fresh, or reclaimed
-        // after the command buffer that used it completed, see `reclaim`); the buffers are live and the ranges were checked
-        // against their sizes and the device's alignment by BindingPlan.
-        unsafe { self.device.update_descriptor_sets(&writes, &[]) };
+        // after the command buffer that used it completed, see `reclaim`); the buffers are
+        // live (the clones kept in `InFlight` below) and the ranges were checked against their
+        // sizes and the device's alignment by BindingPlan.
+        unsafe { self.write_set(set, raw_buffers, bindings) };
 
         let mut encoder =
             self.wgpu_device

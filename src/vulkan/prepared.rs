@@ -6,7 +6,7 @@
 use ash::vk;
 use wgpu::hal::api::Vulkan;
 
-use super::dispatch::{PushConstants, VulkanKernels};
+use super::dispatch::{raw_buffers, PushConstants, VulkanKernels};
 use super::vk_error;
 use crate::bindings::BoundRange;
 use crate::error::{Error, Result};
@@ -49,18 +49,7 @@ impl VulkanKernels {
         push: PushConstants,
         grid: [u32; 3],
     ) -> Result<PreparedDispatch> {
-        let raw_buffers = bindings.map(|(buffer, _)| {
-            // SAFETY: the guard (which holds wgpu's snatch lock) is dropped at the end of the
-            // statement; the handle stays valid while the clone kept in the PreparedDispatch
-            // lives and the buffer is not destroyed explicitly, which wgpu rejects at the
-            // submit of the touch pass that every launch records.
-            unsafe { buffer.as_hal::<Vulkan>().map(|b| b.raw_handle()) }
-        });
-        let [Some(raw_0), Some(raw_1), Some(raw_2), Some(raw_3)] = raw_buffers else {
-            return Err(Error::Device(
-                "a buffer is not a Vulkan buffer of this device".into(),
-            ));
-        };
+        let raw = raw_buffers(bindings)?;
         let sizes = [vk::DescriptorPoolSize::default()
             .ty(vk::DescriptorType::STORAGE_BUFFER)
             .descriptor_count(4)];
@@ -92,30 +81,10 @@ impl VulkanKernels {
                 return Err(vk_error("vkAllocateDescriptorSets")(error));
             }
         };
-        let infos = [raw_0, raw_1, raw_2, raw_3]
-            .into_iter()
-            .zip(bindings.iter())
-            .map(|(buffer, (_, range))| {
-                [vk::DescriptorBufferInfo::default()
-                    .buffer(buffer)
-                    .offset(range.offset_bytes)
-                    .range(range.size_bytes)]
-            })
-            .collect::<Vec<_>>();
-        let writes: Vec<vk::WriteDescriptorSet> = infos
-            .iter()
-            .enumerate()
-            .map(|(binding, info)| {
-                vk::WriteDescriptorSet::default()
-                    .dst_set(set)
-                    .dst_binding(binding as u32)
-                    .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                    .buffer_info(info)
-            })
-            .collect();
-        // SAFETY: the set is new and used by no command buffer; the buffers are live and the
-        // ranges were checked against their sizes and the device's alignment (BindingPlan).
-        unsafe { self.device.update_descriptor_sets(&writes, &[]) };
+        // SAFETY: the set is new and used by no command buffer; the buffers are live (the
+        // clones kept below) and the ranges were checked against their sizes and the device's
+        // alignment (BindingPlan).
+        unsafe { self.write_set(set, raw, bindings) };
         Ok(PreparedDispatch {
             wgpu_device: self.wgpu_device.clone(),
             queue: self.queue.clone(),

@@ -604,20 +604,28 @@ fn bad_weight_sets_are_typed_errors_and_write_nothing() {
         .unwrap();
     let run = |buffers: MlpBuffers<'_>| context.run_mlp(&mlp, &buffers).map(|_| ());
     let buffers = MlpBuffers::new(&mlp, &input, &output, MlpIo::F32, 10);
-    assert!(matches!(
-        run(buffers.with_set_indices(&indices)),
-        Err(Error::BufferTooSmall {
-            operand: Operand::SetIndices,
-            ..
-        })
-    ));
-    assert!(matches!(
-        run(buffers.with_set_indices(&uniform)),
-        Err(Error::MissingBufferUsage {
-            operand: Operand::SetIndices,
-            ..
-        })
-    ));
+    if context.adapter_info().backend == wgpu::Backend::Gl {
+        // Weight sets are refused on wgpu's GL backend before the buffers are looked at.
+        assert!(matches!(
+            run(buffers.with_set_indices(&indices)),
+            Err(Error::MlpNoKernel { .. })
+        ));
+    } else {
+        assert!(matches!(
+            run(buffers.with_set_indices(&indices)),
+            Err(Error::BufferTooSmall {
+                operand: Operand::SetIndices,
+                ..
+            })
+        ));
+        assert!(matches!(
+            run(buffers.with_set_indices(&uniform)),
+            Err(Error::MissingBufferUsage {
+                operand: Operand::SetIndices,
+                ..
+            })
+        ));
+    }
     let untouched: Vec<f32> = pollster::block_on(context.download(&output, 20)).unwrap();
     assert!(untouched.iter().all(|&v| v == 7.0), "{untouched:?}");
     assert_no_validation_errors();

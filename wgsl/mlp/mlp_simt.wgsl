@@ -74,10 +74,7 @@ fn activate(x: f32, activation: u32, slope: f32) -> f32 {
     }
 }
 
-// y = activation(W x + bias) for a layer whose weights start at vec4 `first`, four outputs
-// (one vec4 of y) at a time: each vec4 of x is read once per four outputs, and y is written
-// in whole vec4s (the components past `outputs` are 0: the next layer reads whole vec4s, and
-// its weights there are 0, but 0 * inf is NaN).
+// y = activation(W x + bias) for a layer whose weights start at vec4 `first`.
 fn layer(
     x: ptr<function, Activations>,
     y: ptr<function, Activations>,
@@ -88,39 +85,19 @@ fn layer(
     slope: f32,
 ) {
     let bias_first = first + outputs * inputs_vectors;
-    for (var v = 0u; v < (outputs + 3u) / 4u; v++) {
-        // Rows past the last output read the last one's weights (in bounds); their values
-        // are dropped below.
-        let last = outputs - 1u;
-        let r0 = first + min(4u * v, last) * inputs_vectors;
-        let r1 = first + min(4u * v + 1u, last) * inputs_vectors;
-        let r2 = first + min(4u * v + 2u, last) * inputs_vectors;
-        let r3 = first + min(4u * v + 3u, last) * inputs_vectors;
-        var s0 = vec4<f32>(0.0);
-        var s1 = vec4<f32>(0.0);
-        var s2 = vec4<f32>(0.0);
-        var s3 = vec4<f32>(0.0);
+    for (var o = 0u; o < outputs; o++) {
+        let row = first + o * inputs_vectors;
+        var sum = vec4<f32>(0.0);
         for (var i = 0u; i < inputs_vectors; i++) {
-            let xi = (*x)[i];
-            s0 = fma(xi, weights[r0 + i], s0);
-            s1 = fma(xi, weights[r1 + i], s1);
-            s2 = fma(xi, weights[r2 + i], s2);
-            s3 = fma(xi, weights[r3 + i], s3);
+            sum = fma((*x)[i], weights[row + i], sum);
         }
-        let z = vec4<f32>(
-            (s0.x + s0.y) + (s0.z + s0.w),
-            (s1.x + s1.y) + (s1.z + s1.w),
-            (s2.x + s2.y) + (s2.z + s2.w),
-            (s3.x + s3.y) + (s3.z + s3.w),
-        ) + weights[bias_first + v];
-        let value = vec4<f32>(
-            activate(z.x, activation, slope),
-            activate(z.y, activation, slope),
-            activate(z.z, activation, slope),
-            activate(z.w, activation, slope),
-        );
-        let live = vec4<u32>(4u * v) + vec4<u32>(0u, 1u, 2u, 3u) < vec4<u32>(outputs);
-        (*y)[v] = select(vec4<f32>(0.0), value, live);
+        let value = (sum.x + sum.y) + (sum.z + sum.w) + weights[bias_first + o / 4u][o % 4u];
+        (*y)[o / 4u][o % 4u] = activate(value, activation, slope);
+    }
+    // The next layer reads whole vec4s: clear what an earlier, wider layer left in the last
+    // one (its weights there are 0, but 0 * inf is NaN).
+    for (var o = outputs; o % 4u != 0u; o++) {
+        (*y)[o / 4u][o % 4u] = 0.0;
     }
 }
 

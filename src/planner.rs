@@ -7,9 +7,9 @@
 //! 2. **B staging** — [`StagedB::choose`]: where the backend's kernel wants B K-contiguous
 //!    and B is row-major, B is copied first and the rest of the plan is for the copy.
 //! 3. **Split-K** — [`SplitK::choose`] on the backend's heuristic tile (automatic splits only
-//!    where measured to pay: SIMT on a GPU, and the cooperative-matrix kernels' GEMMs of at
-//!    most 64 tiles and K of 8192 or more), kept only if every partial GEMM runs on the same
-//!    backend.
+//!    where measured to pay: SIMT on a GPU, the cooperative-matrix kernels' GEMMs of at
+//!    most 64 tiles and K of 8192 or more, and the coopmat2 kernel's few-row tile into about
+//!    128 workgroups), kept only if every partial GEMM runs on the same backend.
 //! 4. **Configuration** — per kernel launch (the GEMM, or a split's batch of equal slices and its remainder): the tuner's
 //!    winner for its shape class, else the backend's heuristic ([`Backend::choose`]).
 //!
@@ -231,16 +231,16 @@ impl Planner {
         choice: SplitKChoice,
     ) -> Option<SplitK> {
         let limit = self.device.limits().max_storage_buffer_binding_size;
-        // Automatic splits only where measured to pay (see SplitKChoice::Auto): SIMT on a GPU,
-        // and the cooperative-matrix kernels' few-tile, long-K GEMMs.
-        let auto = match backend.kind() {
-            _ if self.is_cpu => None,
-            BackendKind::Simt => Some(AutoSplit::SIMT),
-            BackendKind::Coopmat => Some(AutoSplit::COOPMAT),
-            BackendKind::WgslCoopmat => None,
+        // Automatic splits only where measured to pay (see SplitKChoice::Auto and
+        // AutoSplit::for_kernel): SIMT on a GPU, the cooperative-matrix kernels' few-tile,
+        // long-K GEMMs and the coopmat2 kernel's few-row tile.
+        let kernel = || {
+            backend
+                .choose(gemm)
+                .ok()
+                .map(|config| (config.tile(), AutoSplit::for_kernel(&config, self.is_cpu)))
         };
-        let tile = || backend.choose(gemm).ok().map(|config| config.tile());
-        let split = SplitK::choose(gemm, tile, choice, auto, limit)?;
+        let split = SplitK::choose(gemm, kernel, choice, limit)?;
         // The partial GEMMs must run on the same backend.
         split
             .partial_gemms(gemm)

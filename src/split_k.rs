@@ -18,6 +18,7 @@ use wgpu::util::DeviceExt;
 use crate::backend::snippets;
 use crate::backend::{flat_grid, record_wgpu, Backend, KernelConfig, Target};
 use crate::bindings::{uniform_u32, BindingPlan, GemmBuffers};
+use crate::config::CoopmatPlan;
 use crate::error::{Error, Result};
 use crate::memo::Memo;
 use crate::options::SplitKChoice;
@@ -33,12 +34,15 @@ pub const SPLIT_K_REDUCE_WGSL: &str = include_str!("../wgsl/split_k_reduce.wgsl"
 /// ~130 multiprocessors twice.
 const TARGET_WORKGROUPS: u64 = 256;
 
-/// Which GEMMs [`SplitKChoice::Auto`] splits on a backend: those with at most `max_tiles`
-/// output tiles and a K of at least `min_k`.
+/// Which GEMMs [`SplitKChoice::Auto`] splits on a kernel: those with at most `max_tiles`
+/// output tiles and a K of at least `min_k`, into about `workgroups / tiles` slices
+/// (rounded down, or up where `round_up`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct AutoSplit {
     pub max_tiles: u64,
     pub min_k: u32,
+    pub workgroups: u64,
+    pub round_up: bool,
 }
 
 impl AutoSplit {
@@ -46,6 +50,8 @@ impl AutoSplit {
     pub(crate) const SIMT: AutoSplit = AutoSplit {
         max_tiles: TARGET_WORKGROUPS / 2,
         min_k: 2 * MIN_SLICE_K,
+        workgroups: TARGET_WORKGROUPS,
+        round_up: false,
     };
     /// The cooperative-matrix kernels: only a quarter of the target in tiles and a long K.
     /// On the H100 (f16, B column-major, `docs/benchmarks.md`) 64x4096x14336 ran at 308 us
@@ -55,8 +61,50 @@ impl AutoSplit {
     pub(crate) const COOPMAT: AutoSplit = AutoSplit {
         max_tiles: TARGET_WORKGROUPS / 4,
         min_k: 8 * MIN_SLICE_K,
+        workgroups: TARGET_WORKGROUPS,
+        round_up: false,
     };
+    /// The coopmat2 kernel's few-row tile
+    /// ([`WorkgroupScopeConfig::FEW_ROWS_TILE`](crate::config::WorkgroupScopeConfig::FEW_ROWS_TILE)):
+    /// about 128 workgroups, at least 4096 of K. On the H100 (f16, 8 to 32 rows,
+    /// `examples/results/h100-2026-11-27-few-rows/`) N = 4096 (32 tiles) ran fastest in 4
+    /// slices (32 x 4096 x 14336: 67-70 us, against 74-77 in 8 and 101-102 in 2) and
+    /// N = 14336 (112 tiles) in 2 (32 x 14336 x 4096: 75-78 us, against 81-85 in 4).
+    pub(crate) const FEW_ROWS: AutoSplit = AutoSplit {
+        max_tiles: TARGET_WORKGROUPS / 2,
+        min_k: 4 * MIN_SLICE_K,
+        workgroups: TARGET_WORKGROUPS / 2,
+        round_up: true,
+    };
+
+    /// The policy for a GEMM that would run unsplit on `config`, on a GPU (`cpu` false) or
+    /// a CPU driver (none: its threads are busy without splits).
+    pub(crate) fn for_kernel(config: &KernelConfig, cpu: bool) -> Option<AutoSplit> {
+        match config {
+            _ if cpu => None,
+            KernelConfig::Simt(_) => Some(AutoSplit::SIMT),
+            KernelConfig::Coopmat(CoopmatPlan::WorkgroupScope(tile)) if tile.is_few_rows_tile() => {
+                Some(AutoSplit::FEW_ROWS)
+            }
+            KernelConfig::Coopmat(_) => Some(AutoSplit::COOPMAT),
+            KernelConfig::WgslCoopmat(_) => None,
+        }
+    }
+
+    /// Slices for a GEMM of `tiles` output tiles and depth `k`, before the limits.
+    fn slices(&self, tiles: u64, k: u32) -> Option<u32> {
+        if tiles > self.max_tiles || k < self.min_k {
+            return None;
+        }
+        let slices = if self.round_up {
+            self.workgroups.div_ceil(tiles)
+        } else {
+            self.workgroups / tiles
+        };
+        Some((slices.min(u64::from(MAX_SLICES)) as u32).min(k / MIN_SLICE_K))
+    }
 }
+
 /// The shortest K range worth a slice under `Auto` (the measurement: `docs/benchmarks.md`,
 /// SIMT).
 const MIN_SLICE_K: u32 = 1024;
@@ -76,15 +124,14 @@ pub struct SplitK {
 }
 
 impl SplitK {
-    /// The split for `gemm` whose kernel tile (rows, columns) `tile` gives, if any; `auto`
-    /// says which GEMMs [`SplitKChoice::Auto`] splits on the backend (none where `None`).
-    /// `tile` is only asked once a split is possible: it plans the kernel, and most GEMMs
-    /// never split.
+    /// The split for `gemm`, if any. `kernel` gives the workgroup tile (rows, columns) of
+    /// the kernel it would run on unsplit, and which GEMMs [`SplitKChoice::Auto`] splits on
+    /// that kernel ([`AutoSplit::for_kernel`]; none where `None`). It is only asked once a
+    /// split is possible: it plans the kernel.
     pub(crate) fn choose(
         gemm: &ResolvedGemm,
-        tile: impl FnOnce() -> Option<(u32, u32)>,
+        kernel: impl FnOnce() -> Option<((u32, u32), Option<AutoSplit>)>,
         choice: SplitKChoice,
-        auto: Option<AutoSplit>,
         max_binding_bytes: u64,
     ) -> Option<SplitK> {
         let g = &gemm.gemm;
@@ -92,27 +139,17 @@ impl SplitK {
         if g.batch != 1 || gemm.is_empty() || g.types.accumulate != DType::F32 || g.k < 2 {
             return None;
         }
-        let auto = match choice {
-            SplitKChoice::Off => return None,
-            SplitKChoice::Auto => match auto {
-                Some(auto) if g.k >= auto.min_k => Some(auto),
-                _ => return None,
-            },
-            SplitKChoice::Slices(_) => None,
-        };
-        let tile = tile()?;
+        if choice == SplitKChoice::Off {
+            return None;
+        }
+        let (tile, auto) = kernel()?;
         let slices = match choice {
             SplitKChoice::Off => return None,
             SplitKChoice::Slices(slices) => slices.min(g.k),
             SplitKChoice::Auto => {
                 let tiles =
                     (g.m.div_ceil(tile.0.max(1)) as u64) * (g.n.div_ceil(tile.1.max(1)) as u64);
-                if auto.is_none_or(|auto| tiles > auto.max_tiles) {
-                    return None;
-                }
-                ((TARGET_WORKGROUPS / tiles) as u32)
-                    .min(g.k / MIN_SLICE_K)
-                    .min(MAX_SLICES)
+                auto?.slices(tiles, g.k)?
             }
         };
         if slices < 2 {
@@ -379,9 +416,8 @@ mod tests {
             .unwrap();
         SplitK::choose(
             &gemm,
-            || Some(tile),
+            || Some((tile, Some(auto))),
             SplitKChoice::Auto,
-            Some(auto),
             u64::MAX,
         )
         .map(|split| split.slices)
@@ -399,25 +435,49 @@ mod tests {
             split(4096, 512, 14336, (128, 128), AutoSplit::COOPMAT),
             None
         );
+        // The few-row tile: 4 slices of 32 tiles, 2 of 112, none for a short K.
+        assert_eq!(
+            split(16, 4096, 14336, (32, 128), AutoSplit::FEW_ROWS),
+            Some(4)
+        );
+        assert_eq!(
+            split(32, 4096, 4096, (32, 128), AutoSplit::FEW_ROWS),
+            Some(4)
+        );
+        assert_eq!(
+            split(32, 14336, 4096, (32, 128), AutoSplit::FEW_ROWS),
+            Some(2)
+        );
+        assert_eq!(split(16, 4096, 2048, (32, 128), AutoSplit::FEW_ROWS), None);
         // SIMT splits more.
         assert_eq!(split(64, 4096, 4096, (64, 64), AutoSplit::SIMT), Some(4));
         assert_eq!(split(64, 4096, 2047, (64, 64), AutoSplit::SIMT), None);
         assert_eq!(split(4096, 4096, 4096, (64, 64), AutoSplit::SIMT), None);
         // Nothing automatic without a policy, while a forced count always splits.
         let gemm = Gemm::new(64, 64, 4096).resolve().unwrap();
-        assert!(
-            SplitK::choose(&gemm, || Some((64, 64)), SplitKChoice::Auto, None, u64::MAX).is_none()
-        );
+        assert!(SplitK::choose(
+            &gemm,
+            || Some(((64, 64), None)),
+            SplitKChoice::Auto,
+            u64::MAX
+        )
+        .is_none());
         let forced = SplitK::choose(
             &gemm,
-            || Some((64, 64)),
+            || Some(((64, 64), None)),
             SplitKChoice::Slices(3),
-            None,
             u64::MAX,
         );
         assert_eq!(
             forced.map(|s| (s.slices, s.slice_k, s.remainder)),
             Some((3, 1365, 1))
         );
+    }
+
+    #[test]
+    fn each_kernel_has_its_policy() {
+        let simt = KernelConfig::Simt("128x128x8-t8x8".parse().unwrap());
+        assert_eq!(AutoSplit::for_kernel(&simt, false), Some(AutoSplit::SIMT));
+        assert_eq!(AutoSplit::for_kernel(&simt, true), None);
     }
 }

@@ -6,7 +6,7 @@
 
 mod common;
 
-use coopgemm::config::CoopmatPlan;
+use coopgemm::config::{CoopmatPlan, WorkgroupScopeConfig};
 use coopgemm::{BackendKind, Context, DType, Gemm, GemmTypes, KernelConfig, MatrixLayout};
 
 use common::cases::{epilogues, skinny_cases, SKINNY_TYPES};
@@ -19,6 +19,40 @@ fn is_skinny(context: &Context, gemm: &Gemm) -> bool {
             KernelConfig::Coopmat(CoopmatPlan::Skinny(_))
         )
     })
+}
+
+/// Whether `gemm` plans the coopmat2 kernel's few-row tile.
+fn is_few_rows_tile(context: &Context, gemm: &Gemm) -> bool {
+    context.plan(gemm).is_ok_and(|plan| {
+        matches!(
+            plan.kernel.config,
+            KernelConfig::Coopmat(CoopmatPlan::WorkgroupScope(config)) if config.is_few_rows_tile()
+        )
+    })
+}
+
+/// Whether the planner must send `gemm` (of few rows) to the coopmat2 kernel's few-row tile
+/// rather than the skinny kernel: where its types and rows are the tile's and the context
+/// runs f16 GEMMs on the coopmat2 kernel.
+fn wants_few_rows_tile(context: &Context, gemm: &Gemm) -> bool {
+    let coopmat2 = context
+        .plan(&Gemm::new(1024, 1024, 1024).types(GemmTypes::F16_F32))
+        .is_ok_and(|plan| {
+            matches!(
+                plan.kernel.config,
+                KernelConfig::Coopmat(CoopmatPlan::WorkgroupScope(_))
+            )
+        });
+    coopmat2 && WorkgroupScopeConfig::takes_few_rows(gemm.m, gemm.types)
+}
+
+/// Whether `gemm` plans the kernel it must: the few-row tile or the skinny kernel.
+fn plans_its_few_rows_kernel(context: &Context, gemm: &Gemm) -> bool {
+    if wants_few_rows_tile(context, gemm) {
+        is_few_rows_tile(context, gemm)
+    } else {
+        is_skinny(context, gemm)
+    }
 }
 
 /// The skinny cases of every type (with an epilogue on every fifth where C is a float), guarded.
@@ -39,9 +73,10 @@ fn run(kind: BackendKind) {
                 .collect();
             cases.extend(with_epilogue);
         }
-        let mut skinny = 0;
+        let (mut skinny, mut planned) = (0, 0);
         for (index, gemm) in cases.iter().enumerate() {
             skinny += usize::from(is_skinny(&context, gemm));
+            planned += usize::from(plans_its_few_rows_kernel(&context, gemm));
             if let Err(message) = check_any_guarded(&context, gemm, 1600 + index as u64) {
                 failures.push(format!("{kind}: {message}"));
             }
@@ -52,9 +87,10 @@ fn run(kind: BackendKind) {
         );
         if kind == BackendKind::Coopmat && common::skinny_expected() {
             assert_eq!(
-                skinny,
+                planned,
                 cases.len(),
-                "{types}: every case of few rows runs on the skinny kernel"
+                "{types}: every case of few rows runs on the skinny kernel, or on the coopmat2 \
+                 kernel's few-row tile where that takes it"
             );
         }
     }
@@ -67,10 +103,11 @@ backend_tests! {
     }
 }
 
-/// The planner sends GEMMs of up to `skinny_rows` rows (32 by default) to the skinny kernel,
-/// and no others;
-/// 0 turns it off. Decode shapes with both layouts of B (torch.nn.Linear's weights are
-/// column-major B).
+/// The planner sends GEMMs of up to 32 rows to the skinny kernel, except those the coopmat2
+/// kernel's few-row tile takes (12 to 32 rows of f16 summed in f32, where the device has
+/// that kernel), which it splits along K; no GEMM of more rows. `skinny_rows` = 0 turns the
+/// skinny kernel off, and a row count sends exactly the GEMMs of that many rows or fewer to
+/// it. Decode shapes with both layouts of B (torch.nn.Linear's weights are column-major B).
 #[test]
 fn few_rows_plan_the_skinny_kernel() {
     let Some(context) = backend_for(BackendKind::Coopmat, GemmTypes::F16_F32) else {
@@ -80,20 +117,47 @@ fn few_rows_plan_the_skinny_kernel() {
         return;
     }
     for b in [MatrixLayout::row_major(), MatrixLayout::column_major()] {
-        for m in [1, 16, 32] {
+        for m in [1, 8, 11, 12, 16, 32] {
             let gemm = Gemm::new(m, 4096, 4096).types(GemmTypes::F16_F32).b(b);
-            assert!(is_skinny(&context, &gemm), "{m} rows, {:?}", b.order);
+            assert!(
+                plans_its_few_rows_kernel(&context, &gemm),
+                "{m} rows, {:?}",
+                b.order
+            );
+            if wants_few_rows_tile(&context, &gemm) {
+                let plan = context.plan(&gemm).expect("plan");
+                assert_eq!(
+                    plan.split_k.map(|split| split.slices),
+                    Some(4),
+                    "{m} rows: 32 tiles in 4 slices"
+                );
+            }
+        }
+        for m in [1, 16, 32] {
+            let gemm = Gemm::new(m, 4096, 4096).types(GemmTypes::F16_ACC_F16).b(b);
+            assert!(is_skinny(&context, &gemm), "{m} rows, f16 sums");
         }
         let gemm = Gemm::new(33, 4096, 4096).types(GemmTypes::F16_F32).b(b);
         assert!(!is_skinny(&context, &gemm), "33 rows");
+        assert!(!is_few_rows_tile(&context, &gemm), "33 rows");
     }
-    let mut options = test_options();
-    options.kernel_overrides.skinny_rows = 0;
-    let off = pollster::block_on(Context::with_options(options))
-        .expect("a second context")
-        .with_backend(coopgemm::BackendChoice::Force(BackendKind::Coopmat));
+    let with_skinny_rows = |rows: u32| {
+        let mut options = test_options();
+        options.kernel_overrides.skinny_rows = Some(rows);
+        pollster::block_on(Context::with_options(options))
+            .expect("a second context")
+            .with_backend(coopgemm::BackendChoice::Force(BackendKind::Coopmat))
+    };
     let gemm = Gemm::new(1, 4096, 4096).types(GemmTypes::F16_F32);
-    assert!(!is_skinny(&off, &gemm), "skinny_rows = 0 turns it off");
+    assert!(
+        !is_skinny(&with_skinny_rows(0), &gemm),
+        "skinny_rows = 0 turns it off"
+    );
+    let gemm = Gemm::new(16, 4096, 4096).types(GemmTypes::F16_F32);
+    assert!(
+        is_skinny(&with_skinny_rows(32), &gemm),
+        "skinny_rows = 32 keeps 16 rows on the skinny kernel"
+    );
 }
 
 /// Tuning times every configuration of the skinny kernel (all of them must build and run),

@@ -28,9 +28,12 @@ pub struct KernelOverrides {
     /// f16/bf16 on the `VK_KHR_cooperative_matrix` kernel).
     pub coopmat2: bool,
     /// GEMMs of at most this many rows run on the coopmat backend's skinny kernel (B
-    /// streamed once; `COOPGEMM_SKINNY_ROWS`, 0 turns it off; default
-    /// [`SkinnyConfig::DEFAULT_MAX_ROWS`](crate::config::SkinnyConfig::DEFAULT_MAX_ROWS)).
-    pub skinny_rows: u32,
+    /// streamed once; `COOPGEMM_SKINNY_ROWS`, 0 turns it off). `None`: up to
+    /// [`SkinnyConfig::DEFAULT_MAX_ROWS`](crate::config::SkinnyConfig::DEFAULT_MAX_ROWS),
+    /// except the GEMMs the coopmat2 kernel's few-row tile takes
+    /// ([`WorkgroupScopeConfig::takes_few_rows`](crate::config::WorkgroupScopeConfig::takes_few_rows));
+    /// a number sends exactly the GEMMs of that many rows or fewer to the skinny kernel.
+    pub skinny_rows: Option<u32>,
     /// Only this cooperative-matrix shape `[M, N, K]` from the device's list
     /// (`COOPGEMM_COOPMAT_SHAPE=MxNxK`).
     pub coopmat_shape: Option<[u32; 3]>,
@@ -56,7 +59,7 @@ impl Default for KernelOverrides {
             simt_config: None,
             simt_vector_loads: None,
             coopmat2: true,
-            skinny_rows: crate::config::SkinnyConfig::DEFAULT_MAX_ROWS,
+            skinny_rows: None,
             coopmat_shape: None,
             coopmat_tiling: None,
             coopmat2_tile: None,

@@ -137,8 +137,12 @@ impl ContextOptions {
         }
         if let Some(value) = var("COOPGEMM_SKINNY_ROWS") {
             let rows = value.parse().ok();
-            overrides.skinny_rows =
-                parse("COOPGEMM_SKINNY_ROWS", &value, "a number of rows", rows)?;
+            overrides.skinny_rows = Some(parse(
+                "COOPGEMM_SKINNY_ROWS",
+                &value,
+                "a number of rows",
+                rows,
+            )?);
         }
         if let Some(value) = var("COOPGEMM_COOPMAT_SHAPE") {
             let numbers: Option<Vec<u32>> = value.split('x').map(|n| n.parse().ok()).collect();

@@ -155,12 +155,13 @@ pub fn expect_coopmat() -> bool {
     std::env::var("COOPGEMM_EXPECT_COOPMAT").is_ok_and(|v| v == "1")
 }
 
-/// Whether GEMMs of up to 32 rows plan the coopmat backend's skinny kernel in this run:
-/// unless the environment forces a tile or tiling of the other kernels (which then run
-/// wherever they fit) or fewer rows (`COOPGEMM_SKINNY_ROWS`).
+/// Whether GEMMs of up to 32 rows plan the coopmat backend's skinny kernel in this run
+/// (those the coopmat2 kernel's few-row tile takes aside, see [`skinny_plans`]): unless the
+/// environment forces a tile or tiling of the other kernels (which then run wherever they
+/// fit) or fewer rows (`COOPGEMM_SKINNY_ROWS`).
 pub fn skinny_expected() -> bool {
     let overrides = test_options().kernel_overrides;
-    overrides.skinny_rows >= 32
+    overrides.skinny_rows.is_none_or(|rows| rows >= 32)
         && overrides.coopmat_tiling.is_none()
         && overrides.coopmat2_tile.is_none()
 }

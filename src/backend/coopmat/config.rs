@@ -143,6 +143,38 @@ impl WorkgroupScopeConfig {
         }
     }
 
+    /// The tile (block_m, block_n, block_k) for GEMMs of [`Self::FEW_ROWS`] rows, split
+    /// along K so that its few tiles fill the GPU (`split_k::AutoSplit::FEW_ROWS`).
+    pub const FEW_ROWS_TILE: (u32, u32, u32) = (32, 128, 64);
+    /// GEMMs of this many rows with f16 inputs summed in f32 run on [`Self::FEW_ROWS_TILE`]
+    /// instead of the skinny kernel, which does every multiply-add on the CUDA cores: on
+    /// the H100 (f16, B row- and column-major, split 4) 16 x 4096 x 14336 took 80-84 us
+    /// against 108-111 on the skinny kernel, 32 x 4096 x 14336 67-70 against 212-216,
+    /// 32 x 4096 x 4096 22-23 against 66; at 12 rows they tie with B column-major (84 vs
+    /// 83) and the tile wins with B row-major (79 vs 116); at 8 rows the skinny kernel wins
+    /// (59 vs 83) (`examples/results/h100-2026-11-27-few-rows/`).
+    pub const FEW_ROWS: std::ops::RangeInclusive<u32> = 12..=32;
+
+    /// Whether GEMMs of `rows` rows and `types` run on [`Self::FEW_ROWS_TILE`] (f16 inputs
+    /// summed in f32, the types measured; the K split needs f32 sums).
+    ///
+    /// ```
+    /// use coopgemm::{config::WorkgroupScopeConfig, GemmTypes};
+    /// assert!(WorkgroupScopeConfig::takes_few_rows(16, GemmTypes::F16_F32));
+    /// assert!(!WorkgroupScopeConfig::takes_few_rows(8, GemmTypes::F16_F32));
+    /// assert!(!WorkgroupScopeConfig::takes_few_rows(16, GemmTypes::F16_ACC_F16));
+    /// ```
+    pub fn takes_few_rows(rows: u32, types: GemmTypes) -> bool {
+        Self::FEW_ROWS.contains(&rows)
+            && types.input == DType::F16
+            && types.accumulate == DType::F32
+    }
+
+    /// Whether this is the tile of GEMMs of few rows ([`Self::FEW_ROWS_TILE`]'s rows).
+    pub fn is_few_rows_tile(&self) -> bool {
+        self.block_m == Self::FEW_ROWS_TILE.0
+    }
+
     /// Whether the kernel reads B of `types` fastest with K contiguous (column-major): with
     /// 8-bit inputs (see [`Self::candidates`]).
     pub fn wants_k_contiguous_b(types: GemmTypes) -> bool {
@@ -272,8 +304,11 @@ pub struct SkinnyConfig {
 impl SkinnyConfig {
     /// GEMMs with at most this many rows run on the skinny kernel unless
     /// [`KernelOverrides::skinny_rows`](crate::KernelOverrides::skinny_rows) says otherwise:
-    /// on the H100 it beats the coopmat2 kernel up to 32 rows (at 4096 x 4096 and
-    /// 4096 x 14336; 1.3-2x at 32 rows) and loses at 64 (`docs/benchmarks.md`, decode).
+    /// on the H100 it beats the coopmat2 kernel's large tiles up to 32 rows (at 4096 x 4096
+    /// and 4096 x 14336; 1.3-2x at 32 rows) and loses at 64 (`docs/benchmarks.md`, decode).
+    /// Where the coopmat2 kernel runs the types, its few-row tile takes the GEMMs of
+    /// [`WorkgroupScopeConfig::FEW_ROWS`] rows first
+    /// ([`WorkgroupScopeConfig::takes_few_rows`]).
     pub const DEFAULT_MAX_ROWS: u32 = 32;
     /// The most rows of C one workgroup computes.
     pub const MAX_BLOCK_M: u32 = 8;

@@ -87,8 +87,9 @@ pub(crate) struct TuningOverrides {
     pub(crate) without_coopmat2: bool,
     /// Only this cooperative-matrix shape (`[M, N, K]`).
     pub(crate) shape: Option<[u32; 3]>,
-    /// GEMMs of at most this many rows run on the skinny kernel (0: none).
-    pub(crate) skinny_rows: u32,
+    /// GEMMs of at most this many rows run on the skinny kernel (0: none); `None`: the
+    /// default split between it and the few-row tile (`KernelOverrides::skinny_rows`).
+    pub(crate) skinny_rows: Option<u32>,
     /// Use this KHR-kernel tiling wherever it fits.
     pub(crate) tiling: Option<CoopmatTiling>,
     /// Use this coopmat2 workgroup tile (and K unroll) wherever it fits.

@@ -287,7 +287,11 @@ impl CoopmatBackend {
     /// `docs/benchmarks.md`; `COOPGEMM_COOPMAT2=0` turns it off), the
     /// `VK_KHR_cooperative_matrix` kernel otherwise.
     pub fn plan(&self, gemm: &ResolvedGemm) -> std::result::Result<CoopmatPlan, String> {
-        // GEMMs of a few rows stream B once on the skinny kernel.
+        // GEMMs of a dozen to 32 rows on the coopmat2 kernel's few-row tile, fewer rows
+        // streaming B once on the skinny kernel.
+        if let Some(few_rows) = self.few_rows_plan(gemm) {
+            return Ok(few_rows);
+        }
         if let Some(skinny) = self.skinny_plan(gemm) {
             return Ok(skinny);
         }
@@ -375,6 +379,29 @@ impl CoopmatBackend {
         Ok(skinny.into_iter().chain(plans).collect())
     }
 
+    /// The coopmat2 kernel on its few-row tile
+    /// ([`WorkgroupScopeConfig::FEW_ROWS_TILE`](crate::config::WorkgroupScopeConfig::FEW_ROWS_TILE)),
+    /// where it takes `gemm`
+    /// ([`WorkgroupScopeConfig::takes_few_rows`](crate::config::WorkgroupScopeConfig::takes_few_rows)),
+    /// no skinny row count, tile or tiling is forced, and the device's coopmat2 shape fits
+    /// the tile (it is then the last of the coopmat2 candidates). The planner splits it
+    /// along K (`AutoSplit::FEW_ROWS`).
+    fn few_rows_plan(&self, gemm: &ResolvedGemm) -> Option<CoopmatPlan> {
+        let g = &gemm.gemm;
+        if !WorkgroupScopeConfig::takes_few_rows(g.m, g.types)
+            || self.overrides.skinny_rows.is_some()
+            || self.overrides.forces_a_tile()
+            || !self.enabled.cooperative_matrix2
+            || self.overrides.without_coopmat2
+        {
+            return None;
+        }
+        self.workgroup_scope_configs(gemm)
+            .into_iter()
+            .find(WorkgroupScopeConfig::is_few_rows_tile)
+            .map(CoopmatPlan::WorkgroupScope)
+    }
+
     /// The skinny kernel's configuration for `gemm` without tuning: the heuristic's where it
     /// fits the device, else the first candidate that does (see [`Self::skinny_plans`]).
     /// Computed without listing every candidate: planning runs on every GEMM.
@@ -429,7 +456,11 @@ impl CoopmatBackend {
             SKINNY_VARIANTS
         };
         let variant = variants.iter().find(|v| v.types == g.types)?;
-        if g.m > self.overrides.skinny_rows
+        let max_rows = self
+            .overrides
+            .skinny_rows
+            .unwrap_or(SkinnyConfig::DEFAULT_MAX_ROWS);
+        if g.m > max_rows
             || self.overrides.forces_a_tile()
             || gemm.b.order.panel_width().is_some()
             || self.missing_input_feature(g.types.input).is_some()
@@ -509,6 +540,10 @@ impl CoopmatBackend {
                 WorkgroupScopeConfig::candidates(types, gemm.b.order == Order::ColumnMajor)
                     .iter()
                     .copied()
+                    .chain(
+                        WorkgroupScopeConfig::takes_few_rows(gemm.gemm.m, types)
+                            .then_some(WorkgroupScopeConfig::FEW_ROWS_TILE),
+                    )
                     .filter(|tile| Some(*tile) != forced),
             )
             .filter(|&(bm, bn, bk)| {

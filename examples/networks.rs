@@ -22,7 +22,7 @@
 use std::time::{Duration, Instant};
 
 use clap::Parser;
-use coopgemm::testing::{sample_data, MlpReference, SampleData};
+use coopgemm::testing::{sample_data, sample_set_indices, MlpReference, SampleData};
 use coopgemm::{
     Activation, BiasAxis, Context, ContextOptions, Gemm, GemmBuffers, GemmTypes, LayerWeights,
     MatrixLayout, Mlp, MlpActivation, MlpBuffers, MlpDesc, MlpGrouping, MlpIo, MlpKernel,
@@ -125,19 +125,6 @@ fn time_runs(context: &Context, mut run: impl FnMut(), samples: usize) -> f64 {
 fn median_seconds(mut times: Vec<Duration>) -> f64 {
     times.sort();
     times[times.len() / 2].as_secs_f64()
-}
-
-/// `rows` set indices in `0..sets`, seeded.
-fn random_sets(rows: u32, sets: u32, seed: u64) -> Vec<u32> {
-    let mut state = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-    (0..rows)
-        .map(|_| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            ((state >> 16) % u64::from(sets)) as u32
-        })
-        .collect()
 }
 
 /// Checks the first and last `block` rows of `output` against the reference, row `r`
@@ -306,7 +293,7 @@ fn main() {
                     .map(|seed| LayerWeights::seeded(&desc, seed))
                     .collect();
                 let mlp_sets = context.build_mlp_sets(&desc, &sets).expect("build sets");
-                let random = random_sets(rows, args.sets, 26);
+                let random = sample_set_indices(rows as usize, args.sets, 26);
                 let mut sorted = random.clone();
                 sorted.sort_unstable();
                 let upload = |indices: &[u32]| {

@@ -20,13 +20,9 @@ use crate::types::{DType, Element};
 /// assert_eq!(values, coopgemm::testing::sample_values::<half::f16>(4, 7));
 /// ```
 pub fn sample_values<T: Element>(count: usize, seed: u64) -> Vec<T> {
-    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..count)
-        .map(|_| {
-            // xorshift64
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
+    xorshift(seed)
+        .take(count)
+        .map(|state| {
             let unit = (state >> 40) as f64 / (1u64 << 24) as f64; // [0, 1)
             let value = if T::DTYPE.is_integer() {
                 (unit * 16.0).floor() - 8.0
@@ -36,6 +32,32 @@ pub fn sample_values<T: Element>(count: usize, seed: u64) -> Vec<T> {
             T::from_f64_lossy(value)
         })
         .collect()
+}
+
+/// `count` reproducible weight-set indices in `0..sets` (`sets` ≥ 1), uniform: a per-row set
+/// index for networks with several weight sets, rows assigned a set at random.
+///
+/// ```
+/// let indices = coopgemm::testing::sample_set_indices(1000, 16, 7);
+/// assert!(indices.iter().all(|&set| set < 16));
+/// assert!((0..16).all(|set| indices.contains(&set)));
+/// ```
+pub fn sample_set_indices(count: usize, sets: u32, seed: u64) -> Vec<u32> {
+    xorshift(seed)
+        .take(count)
+        .map(|state| ((state >> 16) % u64::from(sets.max(1))) as u32)
+        .collect()
+}
+
+/// The xorshift64 stream from `seed` (any seed, 0 included).
+fn xorshift(seed: u64) -> impl Iterator<Item = u64> {
+    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    std::iter::repeat_with(move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    })
 }
 
 /// Which kind of test data [`sample_data`] makes.

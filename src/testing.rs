@@ -4,7 +4,7 @@
 //! ([`Comparison`]), reproducible sample data ([`sample_data`], [`sample_values`]), the
 //! resolved form of a description that the reference reads ([`ResolvedGemm`], from
 //! [`Gemm::resolve`](crate::Gemm::resolve)), and the planner's thresholds, for tests that
-//! predict its choices; for networks, [`MlpReference`]. Not needed to run GEMMs or networks.
+//! predict its choices; for networks, [`MlpReference`] and [`sample_set_indices`]. Not needed to run GEMMs or networks.
 //!
 //! ```no_run
 //! use coopgemm::testing::{sample_data, Reference, SampleData};
@@ -22,6 +22,8 @@
 
 pub use crate::mlp::MlpReference;
 pub use crate::problem::{ResolvedBias, ResolvedGemm, ResolvedMatrix};
-pub use crate::reference::{sample_data, sample_values, Comparison, Reference, SampleData};
+pub use crate::reference::{
+    sample_data, sample_set_indices, sample_values, Comparison, Reference, SampleData,
+};
 pub use crate::selection::COOPMAT_MIN_MULTIPLY_ADDS;
 pub use crate::staging::STAGE_B_MIN_ROWS;

@@ -215,11 +215,6 @@ impl Context {
                 )
             } else if indexed && kernel == MlpKernel::Coopmat {
                 Err("cannot run several weight sets (rows with set indices)".into())
-            } else if indexed && self.adapter_info().backend == wgpu::Backend::Gl {
-                // On llvmpipe's GL a run with set indices did not finish in 100 s (nor did
-                // its memory stop growing), where the same run takes milliseconds on
-                // lavapipe's Vulkan; refused until that is understood.
-                Err("cannot run several weight sets on wgpu's GL backend".into())
             } else {
                 match kernel {
                     MlpKernel::Coopmat => mlp

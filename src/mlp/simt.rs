@@ -120,21 +120,24 @@ impl SimtMlp {
 
     /// The kernel's WGSL for `desc` on rows of `io`.
     fn source(&self, desc: &MlpDesc, io: MlpIo) -> String {
+        // Layer l reads activations[l % 2] and writes the other.
         let mut layers = String::new();
-        let (mut x, mut y) = ("a", "b");
         for (layer, placement) in self.placements.iter().enumerate() {
             let (_, outputs) = desc.layer_shape(layer);
             let activation = desc.activations()[layer];
             layers.push_str(&format!(
-                "layer(&{x}, &{y}, {}u, {outputs}u, set_first + {}u, {}u, {:?});\n    ",
+                "layer({}u, {}u, {outputs}u, set_first + {}u, {}u, {:?});\n    ",
+                layer % 2,
                 placement.inputs_vectors,
                 placement.first,
                 activation.code(),
                 activation.slope(),
             ));
-            std::mem::swap(&mut x, &mut y);
         }
-        layers.push_str(&format!("store_output(row, &{x});"));
+        layers.push_str(&format!(
+            "store_output(row, {}u);",
+            self.placements.len() % 2
+        ));
         let input = if io.input == DType::F16 {
             INPUT_F16
         } else {

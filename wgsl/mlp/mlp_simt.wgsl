@@ -2,10 +2,11 @@
 //
 // The host puts in front: the input and output snippets (input_*.wgsl, output_*.wgsl:
 // bindings 1 and 2, load_input, store_output), `const WIDTH_VECTORS` (the widest layer in
-// vec4s) and replaces the layers marker in `main` with one `layer(...)` call per layer (its
-// shape and activation as literals, so that the driver can fold them). Each invocation keeps
-// its row's activations in two private arrays of vec4s and reads the weights, which every
-// invocation of a workgroup reads at the same addresses, from binding 3.
+// vec4s) and replaces the layers marker in `main` with one `layer(...)` call per layer (the
+// activation array it reads, its shape and activation as literals, so that the driver can
+// fold them) and the `store_output` call. Each invocation keeps its row's activations in two
+// private arrays of vec4s and reads the weights, which every invocation of a workgroup reads
+// at the same addresses, from binding 3.
 //
 // Weights (binding 3, vec4s of f32 holding f16 values): per layer, `outputs` rows of
 // `inputs_vectors` vec4s (row o = the weights of output o, zero-padded to whole vec4s),
@@ -46,6 +47,11 @@ alias Activations = array<vec4<f32>, WIDTH_VECTORS>;
 
 const WORKGROUP_ROWS: u32 = 64u;
 
+// The row's activations: two arrays of vec4s, each layer reading one and writing the other.
+// Module-scope, so that no function takes a pointer to an array: naga writes those as
+// GLSL `inout` arrays, copied in and out at every call.
+var<private> activations: array<Activations, 2>;
+
 // Activation codes as MlpActivation::code. ReLU keeps NaN (tested on the bits: a driver may
 // turn compare-and-select into a max() that drops it); GELU and SiLU as x / (1 + e^-t), whose
 // exponential only overflows where the result is -0.
@@ -74,30 +80,33 @@ fn activate(x: f32, activation: u32, slope: f32) -> f32 {
     }
 }
 
-// y = activation(W x + bias) for a layer whose weights start at vec4 `first`.
+// activations[1 - source] = activation(W activations[source] + bias) for a layer whose
+// weights start at vec4 `first`, one output at a time. (Four outputs per pass read each vec4
+// of the row once per four outputs and ran mlp64 1.3x faster on lavapipe, but took
+// llvmpipe's GL compiler 8x longer: docs/networks.md.)
 fn layer(
-    x: ptr<function, Activations>,
-    y: ptr<function, Activations>,
+    source: u32,
     inputs_vectors: u32,
     outputs: u32,
     first: u32,
     activation: u32,
     slope: f32,
 ) {
+    let result = 1u - source;
     let bias_first = first + outputs * inputs_vectors;
     for (var o = 0u; o < outputs; o++) {
         let row = first + o * inputs_vectors;
         var sum = vec4<f32>(0.0);
         for (var i = 0u; i < inputs_vectors; i++) {
-            sum = fma((*x)[i], weights[row + i], sum);
+            sum = fma(activations[source][i], weights[row + i], sum);
         }
         let value = (sum.x + sum.y) + (sum.z + sum.w) + weights[bias_first + o / 4u][o % 4u];
-        (*y)[o / 4u][o % 4u] = activate(value, activation, slope);
+        activations[result][o / 4u][o % 4u] = activate(value, activation, slope);
     }
     // The next layer reads whole vec4s: clear what an earlier, wider layer left in the last
     // one (its weights there are 0, but 0 * inf is NaN).
     for (var o = outputs; o % 4u != 0u; o++) {
-        (*y)[o / 4u][o % 4u] = 0.0;
+        activations[result][o / 4u][o % 4u] = 0.0;
     }
 }
 
@@ -122,8 +131,6 @@ fn main(
         }
         set_first = weight_set * params.set_stride;
     }
-    var a: Activations;
-    var b: Activations;
-    load_input(row, &a);
+    load_input(row);
     // @layers
 }

@@ -77,6 +77,9 @@ impl AutoSplit {
         round_up: true,
     };
 
+    /// Every policy's `min_k` is at least this (SIMT's is the shortest).
+    const SHORTEST_K: u32 = AutoSplit::SIMT.min_k;
+
     /// The policy for a GEMM that would run unsplit on `config`, on a GPU (`cpu` false) or
     /// a CPU driver (none: its threads are busy without splits).
     pub(crate) fn for_kernel(config: &KernelConfig, cpu: bool) -> Option<AutoSplit> {
@@ -139,14 +142,17 @@ impl SplitK {
         if g.batch != 1 || gemm.is_empty() || g.types.accumulate != DType::F32 || g.k < 2 {
             return None;
         }
-        if choice == SplitKChoice::Off {
-            return None;
-        }
-        let (tile, auto) = kernel()?;
         let slices = match choice {
             SplitKChoice::Off => return None,
-            SplitKChoice::Slices(slices) => slices.min(g.k),
+            SplitKChoice::Slices(slices) => {
+                // The kernel must plan, even though its tile does not matter here.
+                kernel()?;
+                slices.min(g.k)
+            }
+            // No policy splits a K this short: skip planning the kernel.
+            SplitKChoice::Auto if g.k < AutoSplit::SHORTEST_K => return None,
             SplitKChoice::Auto => {
+                let (tile, auto) = kernel()?;
                 let tiles =
                     (g.m.div_ceil(tile.0.max(1)) as u64) * (g.n.div_ceil(tile.1.max(1)) as u64);
                 auto?.slices(tiles, g.k)?
@@ -472,6 +478,13 @@ mod tests {
             forced.map(|s| (s.slices, s.slice_k, s.remainder)),
             Some((3, 1365, 1))
         );
+    }
+
+    #[test]
+    fn no_policy_splits_below_the_shortest_k() {
+        for policy in [AutoSplit::SIMT, AutoSplit::COOPMAT, AutoSplit::FEW_ROWS] {
+            assert!(policy.min_k >= AutoSplit::SHORTEST_K, "{policy:?}");
+        }
     }
 
     #[test]

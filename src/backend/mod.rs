@@ -24,6 +24,7 @@ use std::sync::Arc;
 
 pub(crate) use kernel::PackedForm;
 pub use kernel::{KernelConfig, KernelInfo};
+pub(crate) use wgpu_dispatch::kernel_pipeline;
 // `crate::backend::kind::BackendKind` keeps working; the kind lives outside the backends
 // so that `error` can name it without depending on them.
 pub(crate) use crate::kind;

@@ -189,14 +189,17 @@ pub(crate) fn k_contiguous(matrix: &ResolvedMatrix, k_is_column: bool) -> bool {
     }
 }
 
-/// The pipeline of `module`'s `main`, specialised by `constants`, on `layout`, through the
-/// driver's pipeline cache where there is one (saved to disk afterwards). Workgroup memory is
-/// not zero-initialised: both kernels write every element before reading it.
+/// The pipeline of `module`'s entry point `entry`, specialised by `constants`, on `layout`,
+/// through the driver's pipeline cache where there is one (saved to disk afterwards).
+/// Workgroup memory is not zero-initialised: every kernel built here writes each element
+/// before reading it (wgpu's zero-initialisation is shader code on GL, which llvmpipe took
+/// minutes to compile for the network sets' pre-pass).
 pub(crate) fn kernel_pipeline(
     device: &wgpu::Device,
     label: &str,
     layout: &wgpu::PipelineLayout,
     module: &wgpu::ShaderModule,
+    entry: &str,
     constants: &[(&str, f64)],
     cache: Option<&WgpuPipelineCache>,
 ) -> Arc<wgpu::ComputePipeline> {
@@ -204,7 +207,7 @@ pub(crate) fn kernel_pipeline(
         label: Some(label),
         layout: Some(layout),
         module,
-        entry_point: Some("main"),
+        entry_point: Some(entry),
         compilation_options: wgpu::PipelineCompilationOptions {
             constants,
             zero_initialize_workgroup_memory: false,

@@ -11,7 +11,7 @@
 
 use std::sync::Arc;
 
-use crate::backend::flat_grid;
+use crate::backend::{flat_grid, kernel_pipeline};
 use crate::bindings::{bound_range, storage_entry, uniform_entry, BoundRange};
 use crate::context::Context;
 use crate::error::{Error, Operand, Result};
@@ -157,19 +157,16 @@ impl SetGrouper {
         self.pipelines.get_or_build(entry, |&entry| {
             let label = format!("coopgemm network sets ({entry})");
             let module = wgsl_module(device, &label, KERNEL, Checks::Default);
-            Ok(Arc::new(device.create_compute_pipeline(
-                &wgpu::ComputePipelineDescriptor {
-                    label: Some(&label),
-                    layout: Some(&self.pipeline_layout),
-                    module: &module,
-                    entry_point: Some(entry),
-                    compilation_options: wgpu::PipelineCompilationOptions {
-                        zero_initialize_workgroup_memory: false,
-                        ..Default::default()
-                    },
-                    cache: None,
-                },
-            )))
+            // Each entry point clears the histogram words it reads (clear_histogram).
+            Ok(kernel_pipeline(
+                device,
+                &label,
+                &self.pipeline_layout,
+                &module,
+                entry,
+                &[],
+                None,
+            ))
         })
     }
 

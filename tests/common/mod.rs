@@ -156,7 +156,7 @@ pub fn expect_coopmat() -> bool {
 }
 
 /// Whether GEMMs of up to 32 rows plan the coopmat backend's skinny kernel in this run
-/// (those the coopmat2 kernel's few-row tile takes aside, see [`skinny_plans`]): unless the
+/// (those the coopmat2 kernel's few-row tile takes aside, see tests/skinny.rs): unless the
 /// environment forces a tile or tiling of the other kernels (which then run wherever they
 /// fit) or fewer rows (`COOPGEMM_SKINNY_ROWS`).
 pub fn skinny_expected() -> bool {

@@ -12,7 +12,10 @@ fn store_output(row: u32, source: u32) {
         o = 1u;
     }
     for (; o + 1u < OUTPUT_WIDTH; o += 2u) {
-        let pair = vec2<f32>(activations[source][o / 4u][o % 4u], activations[source][(o + 1u) / 4u][(o + 1u) % 4u]);
+        let pair = vec2<f32>(
+            activations[source][o / 4u][o % 4u],
+            activations[source][(o + 1u) / 4u][(o + 1u) % 4u],
+        );
         atomicStore(&output[(first + o) / 2u], pack2x16float(pair));
     }
     if (o < OUTPUT_WIDTH) {

@@ -323,13 +323,19 @@ impl CoopmatBackend {
         &self,
         gemm: &ResolvedGemm,
     ) -> std::result::Result<Vec<CoopmatPlan>, String> {
-        if self.enabled.cooperative_matrix2 && !self.overrides.without_coopmat2 {
+        if self.uses_coopmat2() {
             let plans = self.workgroup_scope_configs(gemm);
             if !plans.is_empty() {
                 return Ok(plans.into_iter().map(CoopmatPlan::WorkgroupScope).collect());
             }
         }
         self.subgroup_plans(gemm)
+    }
+
+    /// Whether the coopmat2 kernel may run: the device has it and the caller did not turn
+    /// it off (`KernelOverrides::coopmat2`).
+    fn uses_coopmat2(&self) -> bool {
+        self.enabled.cooperative_matrix2 && !self.overrides.without_coopmat2
     }
 
     fn subgroup_plans(&self, gemm: &ResolvedGemm) -> std::result::Result<Vec<CoopmatPlan>, String> {
@@ -391,8 +397,7 @@ impl CoopmatBackend {
         if !WorkgroupScopeConfig::takes_few_rows(g.m, g.types)
             || self.overrides.skinny_rows.is_some()
             || self.overrides.forces_a_tile()
-            || !self.enabled.cooperative_matrix2
-            || self.overrides.without_coopmat2
+            || !self.uses_coopmat2()
         {
             return None;
         }

@@ -292,6 +292,7 @@ impl SimtBackend {
             key.config.name,
             &self.pipeline_layout,
             &module,
+            "main",
             &constants,
             self.pipeline_cache.as_ref(),
         );

@@ -457,6 +457,7 @@ impl WgslCoopBackend {
             &label,
             &self.pipeline_layout,
             &module,
+            "main",
             &constants,
             self.pipeline_cache.as_ref(),
         ))

@@ -211,23 +211,10 @@ fn measure<I: Element, O: Element>(
     } else {
         context.prepare(gemm)?.to_string()
     };
-    // Warm up for a while, not a fixed count, and back to back (a wait every few runs): on
-    // the H100 a case timed right after two warm-up runs on fresh buffers measured up to 4x
-    // slow (8192³ f16: 60 vs 255 TFLOP/s), and one timed after building its pipeline (the
-    // GPU idle for a second or more) with 0.3 s of warm-up, one run at a time, up to 3x slow
-    // (512x4096x4096 f16: 65 vs 196).
+    // Warm up until the time per run is steady (common::warm_up says why).
     stage("warming up");
-    let warm_up = Instant::now();
-    let mut warm_up_runs = 0;
-    while warm_up_runs < 3 || warm_up.elapsed().as_secs_f64() < WARM_UP_SECONDS {
-        for _ in 0..WARM_UP_BATCH {
-            context.run(gemm, &buffers)?;
-        }
-        context.wait()?;
-        warm_up_runs += WARM_UP_BATCH;
-    }
-    // Includes a wait per batch: an overestimate, which only shortens the samples.
-    let gemm_seconds_estimate = warm_up.elapsed().as_secs_f64() / warm_up_runs as f64;
+    let gemm_seconds_estimate =
+        common::warm_up::until_steady(|| context.run(gemm, &buffers).map(drop), || context.wait())?;
     stage("timing");
     let timestamped = if use_timestamps && prepared.is_none() {
         time_on_gpu(context, gemm, &buffers, runs, gemm_seconds_estimate)?
@@ -299,10 +286,6 @@ const MIN_GEMMS_PER_SAMPLE: usize = 5;
 const MAX_GEMMS_PER_SAMPLE: usize = 200;
 /// Wall-clock length a sample aims at.
 const SAMPLE_SECONDS: f64 = 0.02;
-
-/// Minimum time each case runs before it is timed, in batches of back-to-back runs.
-const WARM_UP_SECONDS: f64 = 0.5;
-const WARM_UP_BATCH: usize = 4;
 
 /// The median of `values` (not empty).
 fn median(mut values: Vec<f64>) -> f64 {

@@ -21,6 +21,9 @@
 
 use std::time::{Duration, Instant};
 
+#[allow(dead_code)]
+mod common;
+
 use clap::Parser;
 use coopgemm::testing::{sample_data, sample_set_indices, MlpReference, SampleData};
 use coopgemm::{
@@ -96,17 +99,18 @@ fn desc_for(name: &str) -> Option<MlpDesc> {
     ))
 }
 
-/// Median seconds per call of `run`, which records and submits one evaluation.
+/// Median seconds per call of `run`, which records and submits one evaluation, after a
+/// warm-up until the time per run is steady (`common::warm_up` says why).
 fn time_runs(context: &Context, mut run: impl FnMut(), samples: usize) -> f64 {
-    for _ in 0..3 {
-        run();
-    }
-    context.wait().expect("wait");
-    let started = Instant::now();
-    run();
-    context.wait().expect("wait");
-    let once = started.elapsed().max(Duration::from_micros(1));
-    let per_sample = ((0.05 / once.as_secs_f64()) as usize).clamp(1, 2000);
+    let estimate = common::warm_up::until_steady(
+        || {
+            run();
+            Ok::<(), coopgemm::Error>(())
+        },
+        || context.wait(),
+    )
+    .expect("wait");
+    let per_sample = ((0.05 / estimate) as usize).clamp(1, 2000);
     let mut times: Vec<f64> = (0..samples)
         .map(|_| {
             let started = Instant::now();

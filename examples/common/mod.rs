@@ -7,3 +7,4 @@ pub mod cpu;
 pub mod progress;
 pub mod record;
 pub mod reference;
+pub mod warm_up;

@@ -43,7 +43,8 @@
 //              the next), then 5 unused words
 // Specialization constants: 0 WORKGROUP_SIZE (local_size_x), 1 LAYERS (1 to MAX_LAYERS),
 // 2 + l W_l (l = 0 ..= 8: the input width, the padded hidden widths, the output width;
-// 16 past the last layer), 11 + l ACT_l (MlpActivation::code of layer l).
+// 16 past the last layer), 11 + l ACT_l (MlpActivation::code of layer l), 19 INDEXED (rows
+// with set indices).
 // =====================================================================================
 
 #ifndef COOPVEC_EMULATED
@@ -87,6 +88,10 @@ layout(constant_id = 15) const uint ACT4 = 0;
 layout(constant_id = 16) const uint ACT5 = 0;
 layout(constant_id = 17) const uint ACT6 = 0;
 layout(constant_id = 18) const uint ACT7 = 0;
+// Whether the pipeline runs rows with set indices (mlp_sets.glsl); without, every row's
+// set is 0 as a constant, so that every matrix offset is uniform where the compiler can
+// see it.
+layout(constant_id = 19) const bool INDEXED = false;
 
 layout(push_constant, std430) uniform Params {
     uint rows;

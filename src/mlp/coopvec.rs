@@ -60,7 +60,7 @@ pub(crate) struct CoopvecMlp {
     /// Bytes of `parameters` from one weight set to the next.
     set_stride: u32,
     table: wgpu::Buffer,
-    /// Specialization constants 1 and up: LAYERS, W0..=W8, ACT0..=ACT7.
+    /// Specialization constants 1 to 18: LAYERS, W0..=W8, ACT0..=ACT7.
     shape: Vec<u32>,
     /// Whether the parameters are in the stand-in layout (the backend is emulated).
     emulated: bool,
@@ -271,6 +271,8 @@ impl CoopvecMlp {
             })?;
         let mut constants = vec![WORKGROUP_SIZE];
         constants.extend_from_slice(&self.shape);
+        // INDEXED (constant 19): without set indices every row's set is 0 as a constant.
+        constants.push(u32::from(sets.is_some()));
         let key = PipelineKey {
             module: variant.name,
             constants,

@@ -64,8 +64,8 @@ impl AutoSplit {
         workgroups: TARGET_WORKGROUPS,
         round_up: false,
     };
-    /// The coopmat2 kernel's few-row tile
-    /// ([`WorkgroupScopeConfig::FEW_ROWS_TILE`](crate::config::WorkgroupScopeConfig::FEW_ROWS_TILE)):
+    /// The coopmat2 kernel's few-row tile of 32 rows
+    /// ([`WorkgroupScopeConfig::FEW_ROWS_TILES`](crate::config::WorkgroupScopeConfig::FEW_ROWS_TILES)):
     /// about 128 workgroups, at least 4096 of K. On the H100 (f16, 8 to 32 rows,
     /// `examples/results/h100-2026-11-27-few-rows/`) N = 4096 (32 tiles) ran fastest in 4
     /// slices (32 x 4096 x 14336: 67-70 us, against 74-77 in 8 and 101-102 in 2) and
@@ -75,6 +75,15 @@ impl AutoSplit {
         min_k: 4 * MIN_SLICE_K,
         workgroups: TARGET_WORKGROUPS / 2,
         round_up: true,
+    };
+    /// The few-row tile of 64 rows: at most about 128 workgroups, rounding down. On the H100
+    /// (f16, 64 rows, `examples/results/h100-2026-11-27-rows64/`) N = 4096 (32 tiles) ran
+    /// fastest in 4 slices (64 x 4096 x 4096: 31-32 us, against 40-41 in 2 and 55-58
+    /// unsplit) and N = 14336 (112 tiles) unsplit (64 x 14336 x 4096: 71-72 us, against
+    /// 87-90 in 2).
+    pub(crate) const FEW_ROWS_64: AutoSplit = AutoSplit {
+        round_up: false,
+        ..AutoSplit::FEW_ROWS
     };
 
     /// Every policy's `min_k` is at least this (SIMT's is the shortest).
@@ -87,7 +96,11 @@ impl AutoSplit {
             _ if cpu => None,
             KernelConfig::Simt(_) => Some(AutoSplit::SIMT),
             KernelConfig::Coopmat(CoopmatPlan::WorkgroupScope(tile)) if tile.is_few_rows_tile() => {
-                Some(AutoSplit::FEW_ROWS)
+                Some(if tile.block_m <= 32 {
+                    AutoSplit::FEW_ROWS
+                } else {
+                    AutoSplit::FEW_ROWS_64
+                })
             }
             KernelConfig::Coopmat(_) => Some(AutoSplit::COOPMAT),
             KernelConfig::WgslCoopmat(_) => None,
@@ -455,6 +468,15 @@ mod tests {
             Some(2)
         );
         assert_eq!(split(16, 4096, 2048, (32, 128), AutoSplit::FEW_ROWS), None);
+        // The 64-row tile: 4 slices of 32 tiles, none of 112.
+        assert_eq!(
+            split(64, 4096, 4096, (64, 128), AutoSplit::FEW_ROWS_64),
+            Some(4)
+        );
+        assert_eq!(
+            split(64, 14336, 4096, (64, 128), AutoSplit::FEW_ROWS_64),
+            None
+        );
         // SIMT splits more.
         assert_eq!(split(64, 4096, 4096, (64, 64), AutoSplit::SIMT), Some(4));
         assert_eq!(split(64, 4096, 2047, (64, 64), AutoSplit::SIMT), None);
@@ -482,7 +504,12 @@ mod tests {
 
     #[test]
     fn no_policy_splits_below_the_shortest_k() {
-        for policy in [AutoSplit::SIMT, AutoSplit::COOPMAT, AutoSplit::FEW_ROWS] {
+        for policy in [
+            AutoSplit::SIMT,
+            AutoSplit::COOPMAT,
+            AutoSplit::FEW_ROWS,
+            AutoSplit::FEW_ROWS_64,
+        ] {
             assert!(policy.min_k >= AutoSplit::SHORTEST_K, "{policy:?}");
         }
     }

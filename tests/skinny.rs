@@ -6,7 +6,7 @@
 
 mod common;
 
-use coopgemm::config::{CoopmatPlan, WorkgroupScopeConfig};
+use coopgemm::config::{CoopmatPlan, SkinnyConfig, WorkgroupScopeConfig};
 use coopgemm::{BackendKind, Context, DType, Gemm, GemmTypes, KernelConfig, MatrixLayout};
 
 use common::cases::{epilogues, skinny_cases, SKINNY_TYPES};
@@ -46,12 +46,13 @@ fn wants_few_rows_tile(context: &Context, gemm: &Gemm) -> bool {
     coopmat2 && WorkgroupScopeConfig::takes_few_rows(gemm.m, gemm.types)
 }
 
-/// Whether `gemm` plans the kernel it must: the few-row tile or the skinny kernel.
+/// Whether `gemm` plans the kernel it must: the few-row tile, or the skinny kernel up to
+/// its default row count and neither above.
 fn plans_its_few_rows_kernel(context: &Context, gemm: &Gemm) -> bool {
     if wants_few_rows_tile(context, gemm) {
         is_few_rows_tile(context, gemm)
     } else {
-        is_skinny(context, gemm)
+        is_skinny(context, gemm) == (gemm.m <= SkinnyConfig::DEFAULT_MAX_ROWS)
     }
 }
 
@@ -104,7 +105,7 @@ backend_tests! {
 }
 
 /// The planner sends GEMMs of up to 32 rows to the skinny kernel, except those the coopmat2
-/// kernel's few-row tile takes (12 to 32 rows of f16 summed in f32, where the device has
+/// kernel's few-row tiles take (12 to 64 rows of f16 summed in f32, where the device has
 /// that kernel), which it splits along K; no GEMM of more rows. `skinny_rows` = 0 turns the
 /// skinny kernel off, and a row count sends exactly the GEMMs of that many rows or fewer to
 /// it. Decode shapes with both layouts of B (torch.nn.Linear's weights are column-major B).
@@ -117,7 +118,7 @@ fn few_rows_plan_the_skinny_kernel() {
         return;
     }
     for b in [MatrixLayout::row_major(), MatrixLayout::column_major()] {
-        for m in [1, 8, 11, 12, 16, 32] {
+        for m in [1, 8, 11, 12, 16, 32, 33, 48, 64] {
             let gemm = Gemm::new(m, 4096, 4096).types(GemmTypes::F16_F32).b(b);
             assert!(
                 plans_its_few_rows_kernel(&context, &gemm),
@@ -129,7 +130,7 @@ fn few_rows_plan_the_skinny_kernel() {
                 assert_eq!(
                     plan.split_k.map(|split| split.slices),
                     Some(4),
-                    "{m} rows: 32 tiles in 4 slices"
+                    "{m} rows: 32 or 64 tiles in 4 slices"
                 );
             }
         }
@@ -137,9 +138,9 @@ fn few_rows_plan_the_skinny_kernel() {
             let gemm = Gemm::new(m, 4096, 4096).types(GemmTypes::F16_ACC_F16).b(b);
             assert!(is_skinny(&context, &gemm), "{m} rows, f16 sums");
         }
-        let gemm = Gemm::new(33, 4096, 4096).types(GemmTypes::F16_F32).b(b);
-        assert!(!is_skinny(&context, &gemm), "33 rows");
-        assert!(!is_few_rows_tile(&context, &gemm), "33 rows");
+        let gemm = Gemm::new(65, 4096, 4096).types(GemmTypes::F16_F32).b(b);
+        assert!(!is_skinny(&context, &gemm), "65 rows");
+        assert!(!is_few_rows_tile(&context, &gemm), "65 rows");
     }
     let with_skinny_rows = |rows: u32| {
         let mut options = test_options();

@@ -320,6 +320,7 @@ pub fn skinny_cases() -> Vec<Gemm> {
         (13, 1, 9),
         (2, 300, 1),
         (27, 45, 130),
+        (45, 130, 4100),
     ]
     .iter()
     .enumerate()

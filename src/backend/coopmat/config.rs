@@ -143,25 +143,34 @@ impl WorkgroupScopeConfig {
         }
     }
 
-    /// The tile (block_m, block_n, block_k) for GEMMs of [`Self::FEW_ROWS`] rows, split
-    /// along K so that its few tiles fill the GPU (`split_k::AutoSplit::FEW_ROWS`).
-    pub const FEW_ROWS_TILE: (u32, u32, u32) = (32, 128, 64);
-    /// GEMMs of this many rows with f16 inputs summed in f32 run on [`Self::FEW_ROWS_TILE`]
-    /// instead of the skinny kernel, which does every multiply-add on the CUDA cores: on
-    /// the H100 (f16, B row- and column-major, split 4) 16 x 4096 x 14336 took 80-84 us
-    /// against 108-111 on the skinny kernel, 32 x 4096 x 14336 67-70 against 212-216,
-    /// 32 x 4096 x 4096 22-23 against 66; at 12 rows they tie with B column-major (84 vs
-    /// 83) and the tile wins with B row-major (79 vs 116); at 8 rows the skinny kernel wins
-    /// (59 vs 83) (`examples/results/h100-2026-11-27-few-rows/`).
-    pub const FEW_ROWS: std::ops::RangeInclusive<u32> = 12..=32;
+    /// The tiles (block_m, block_n, block_k) for GEMMs of [`Self::FEW_ROWS`] rows: 32 rows
+    /// of C per workgroup up to 32 rows, 64 above; split along K so that their few tiles
+    /// fill the GPU (`split_k::AutoSplit::FEW_ROWS` and `FEW_ROWS_64`).
+    pub const FEW_ROWS_TILES: [(u32, u32, u32); 2] = [(32, 128, 64), (64, 128, 64)];
+    /// GEMMs of this many rows with f16 inputs summed in f32 run on a few-row tile
+    /// ([`Self::few_rows_tile`]) instead of the skinny kernel, which does every
+    /// multiply-add on the CUDA cores, or the large tiles, which leave most of the GPU idle.
+    /// On the H100 (f16, B row- and column-major, GPU time):
+    /// - 32 rows per tile, split 4: 16 x 4096 x 14336 took 80-84 us against 108-111 on the
+    ///   skinny kernel, 32 x 4096 x 14336 67-70 against 212-216, 32 x 4096 x 4096 22-23
+    ///   against 66; at 12 rows they tie with B column-major (84 vs 83) and the tile wins
+    ///   with B row-major (79 vs 116); at 8 rows the skinny kernel wins (59 vs 83)
+    ///   (`examples/results/h100-2026-11-27-few-rows/`);
+    /// - 64 rows per tile: 64 x 4096 x 4096 31-32 us in 4 slices against 49-76 on the
+    ///   64x64x32 tile, 64 x 4096 x 14336 71-76 (4 slices) against 141-150, 64 x 14336 x 4096
+    ///   71-72 unsplit against 95-108, 48 x 4096 x 4096 53-54 against 92-96
+    ///   (`examples/results/h100-2026-11-27-rows64/`).
+    pub const FEW_ROWS: std::ops::RangeInclusive<u32> = 12..=64;
 
-    /// Whether GEMMs of `rows` rows and `types` run on [`Self::FEW_ROWS_TILE`] (f16 inputs
-    /// summed in f32, the types measured; the K split needs f32 sums).
+    /// Whether GEMMs of `rows` rows and `types` run on a few-row tile (f16 inputs summed in
+    /// f32, the types measured; the K split needs f32 sums).
     ///
     /// ```
     /// use coopgemm::{config::WorkgroupScopeConfig, GemmTypes};
     /// assert!(WorkgroupScopeConfig::takes_few_rows(16, GemmTypes::F16_F32));
+    /// assert!(WorkgroupScopeConfig::takes_few_rows(64, GemmTypes::F16_F32));
     /// assert!(!WorkgroupScopeConfig::takes_few_rows(8, GemmTypes::F16_F32));
+    /// assert!(!WorkgroupScopeConfig::takes_few_rows(65, GemmTypes::F16_F32));
     /// assert!(!WorkgroupScopeConfig::takes_few_rows(16, GemmTypes::F16_ACC_F16));
     /// ```
     pub fn takes_few_rows(rows: u32, types: GemmTypes) -> bool {
@@ -170,9 +179,27 @@ impl WorkgroupScopeConfig {
             && types.accumulate == DType::F32
     }
 
-    /// Whether this is the tile of GEMMs of few rows ([`Self::FEW_ROWS_TILE`]'s rows).
+    /// The few-row tile for GEMMs of `rows` rows and `types`, where they take one
+    /// ([`Self::takes_few_rows`]): the one of 32 rows up to 32 rows, of 64 above.
+    ///
+    /// ```
+    /// use coopgemm::{config::WorkgroupScopeConfig, GemmTypes};
+    /// assert_eq!(WorkgroupScopeConfig::few_rows_tile(32, GemmTypes::F16_F32), Some((32, 128, 64)));
+    /// assert_eq!(WorkgroupScopeConfig::few_rows_tile(33, GemmTypes::F16_F32), Some((64, 128, 64)));
+    /// assert_eq!(WorkgroupScopeConfig::few_rows_tile(1, GemmTypes::F16_F32), None);
+    /// ```
+    pub fn few_rows_tile(rows: u32, types: GemmTypes) -> Option<(u32, u32, u32)> {
+        Self::takes_few_rows(rows, types).then(|| {
+            *Self::FEW_ROWS_TILES
+                .iter()
+                .find(|tile| rows <= tile.0)
+                .unwrap_or(&Self::FEW_ROWS_TILES[1])
+        })
+    }
+
+    /// Whether this is one of the few-row tiles ([`Self::FEW_ROWS_TILES`]).
     pub fn is_few_rows_tile(&self) -> bool {
-        self.block_m == Self::FEW_ROWS_TILE.0
+        Self::FEW_ROWS_TILES.contains(&(self.block_m, self.block_n, self.block_k))
     }
 
     /// Whether the kernel reads B of `types` fastest with K contiguous (column-major): with

@@ -287,7 +287,7 @@ impl CoopmatBackend {
     /// `docs/benchmarks.md`; `COOPGEMM_COOPMAT2=0` turns it off), the
     /// `VK_KHR_cooperative_matrix` kernel otherwise.
     pub fn plan(&self, gemm: &ResolvedGemm) -> std::result::Result<CoopmatPlan, String> {
-        // GEMMs of a dozen to 32 rows on the coopmat2 kernel's few-row tile, fewer rows
+        // GEMMs of a dozen to 64 rows on the coopmat2 kernel's few-row tiles, fewer rows
         // streaming B once on the skinny kernel.
         if let Some(few_rows) = self.few_rows_plan(gemm) {
             return Ok(few_rows);
@@ -385,13 +385,11 @@ impl CoopmatBackend {
         Ok(skinny.into_iter().chain(plans).collect())
     }
 
-    /// The coopmat2 kernel on its few-row tile
-    /// ([`WorkgroupScopeConfig::FEW_ROWS_TILE`](crate::config::WorkgroupScopeConfig::FEW_ROWS_TILE)),
-    /// where it takes `gemm`
-    /// ([`WorkgroupScopeConfig::takes_few_rows`](crate::config::WorkgroupScopeConfig::takes_few_rows)),
-    /// no skinny row count, tile or tiling is forced, and the device's coopmat2 shape fits
-    /// the tile (it is then the last of the coopmat2 candidates). The planner splits it
-    /// along K (`AutoSplit::FEW_ROWS`).
+    /// The coopmat2 kernel on a few-row tile
+    /// ([`WorkgroupScopeConfig::few_rows_tile`](crate::config::WorkgroupScopeConfig::few_rows_tile)),
+    /// where one takes `gemm`, no skinny row count, tile or tiling is forced, and the
+    /// device's coopmat2 shape fits the tile (it is then the last of the coopmat2
+    /// candidates). The planner splits it along K (`AutoSplit::FEW_ROWS`, `FEW_ROWS_64`).
     fn few_rows_plan(&self, gemm: &ResolvedGemm) -> Option<CoopmatPlan> {
         let g = &gemm.gemm;
         if !WorkgroupScopeConfig::takes_few_rows(g.m, g.types)
@@ -545,10 +543,7 @@ impl CoopmatBackend {
                 WorkgroupScopeConfig::candidates(types, gemm.b.order == Order::ColumnMajor)
                     .iter()
                     .copied()
-                    .chain(
-                        WorkgroupScopeConfig::takes_few_rows(gemm.gemm.m, types)
-                            .then_some(WorkgroupScopeConfig::FEW_ROWS_TILE),
-                    )
+                    .chain(WorkgroupScopeConfig::few_rows_tile(gemm.gemm.m, types))
                     .filter(|tile| Some(*tile) != forced),
             )
             .filter(|&(bm, bn, bk)| {

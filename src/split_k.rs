@@ -35,14 +35,13 @@ pub const SPLIT_K_REDUCE_WGSL: &str = include_str!("../wgsl/split_k_reduce.wgsl"
 const TARGET_WORKGROUPS: u64 = 256;
 
 /// Which GEMMs [`SplitKChoice::Auto`] splits on a kernel: those with at most `max_tiles`
-/// output tiles and a K of at least `min_k`, into about `workgroups / tiles` slices
-/// (rounded down, or up where `round_up`).
+/// output tiles and a K of at least `min_k`, into `workgroups / tiles` slices (rounded
+/// down).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct AutoSplit {
     pub max_tiles: u64,
     pub min_k: u32,
     pub workgroups: u64,
-    pub round_up: bool,
 }
 
 impl AutoSplit {
@@ -51,7 +50,6 @@ impl AutoSplit {
         max_tiles: TARGET_WORKGROUPS / 2,
         min_k: 2 * MIN_SLICE_K,
         workgroups: TARGET_WORKGROUPS,
-        round_up: false,
     };
     /// The cooperative-matrix kernels: only a quarter of the target in tiles and a long K.
     /// On the H100 (f16, B column-major, `docs/benchmarks.md`) 64x4096x14336 ran at 308 us
@@ -62,28 +60,22 @@ impl AutoSplit {
         max_tiles: TARGET_WORKGROUPS / 4,
         min_k: 8 * MIN_SLICE_K,
         workgroups: TARGET_WORKGROUPS,
-        round_up: false,
     };
-    /// The coopmat2 kernel's few-row tile of 32 rows
+    /// The coopmat2 kernel's few-row tiles
     /// ([`WorkgroupScopeConfig::FEW_ROWS_TILES`](crate::config::WorkgroupScopeConfig::FEW_ROWS_TILES)):
-    /// about 128 workgroups, at least 4096 of K. On the H100 (f16, 8 to 32 rows,
-    /// `examples/results/h100-2026-11-27-few-rows/`) N = 4096 (32 tiles) ran fastest in 4
-    /// slices (32 x 4096 x 14336: 67-70 us, against 74-77 in 8 and 101-102 in 2) and
-    /// N = 14336 (112 tiles) in 2 (32 x 14336 x 4096: 75-78 us, against 81-85 in 4).
+    /// at most about 128 workgroups, at least 4096 of K. On the H100 (f16, 16 to 64 rows,
+    /// `examples/results/h100-2026-11-27-few-rows/` and `h100-2026-11-27-rows64/`), for
+    /// both tiles:
+    /// - N = 4096 (32 tiles) ran fastest in 4 slices (32 x 4096 x 14336: 67-70 us,
+    ///   against 74-77 in 8 and 101-102 in 2; 64 x 4096 x 4096: 31-32 us, against 40-41
+    ///   in 2 and 55-58 unsplit);
+    /// - N = 8192 (64 tiles) in 2 (32 x 8192 x 4096: 44-46 us, against 56-57 unsplit);
+    /// - N = 14336 (112 tiles) unsplit (32 x 14336 x 4096: 65-67 us against 75-78 in 2,
+    ///   16 rows 79-87 against 88-95, 64 rows 71-72 against 87-90).
     pub(crate) const FEW_ROWS: AutoSplit = AutoSplit {
         max_tiles: TARGET_WORKGROUPS / 2,
         min_k: 4 * MIN_SLICE_K,
         workgroups: TARGET_WORKGROUPS / 2,
-        round_up: true,
-    };
-    /// The few-row tile of 64 rows: at most about 128 workgroups, rounding down. On the H100
-    /// (f16, 64 rows, `examples/results/h100-2026-11-27-rows64/`) N = 4096 (32 tiles) ran
-    /// fastest in 4 slices (64 x 4096 x 4096: 31-32 us, against 40-41 in 2 and 55-58
-    /// unsplit) and N = 14336 (112 tiles) unsplit (64 x 14336 x 4096: 71-72 us, against
-    /// 87-90 in 2).
-    pub(crate) const FEW_ROWS_64: AutoSplit = AutoSplit {
-        round_up: false,
-        ..AutoSplit::FEW_ROWS
     };
 
     /// Every policy's `min_k` is at least this (SIMT's is the shortest).
@@ -96,11 +88,7 @@ impl AutoSplit {
             _ if cpu => None,
             KernelConfig::Simt(_) => Some(AutoSplit::SIMT),
             KernelConfig::Coopmat(CoopmatPlan::WorkgroupScope(tile)) if tile.is_few_rows_tile() => {
-                Some(if tile.block_m <= 32 {
-                    AutoSplit::FEW_ROWS
-                } else {
-                    AutoSplit::FEW_ROWS_64
-                })
+                Some(AutoSplit::FEW_ROWS)
             }
             KernelConfig::Coopmat(_) => Some(AutoSplit::COOPMAT),
             KernelConfig::WgslCoopmat(_) => None,
@@ -112,11 +100,7 @@ impl AutoSplit {
         if tiles > self.max_tiles || k < self.min_k {
             return None;
         }
-        let slices = if self.round_up {
-            self.workgroups.div_ceil(tiles)
-        } else {
-            self.workgroups / tiles
-        };
+        let slices = self.workgroups / tiles;
         Some((slices.min(u64::from(MAX_SLICES)) as u32).min(k / MIN_SLICE_K))
     }
 }
@@ -454,7 +438,7 @@ mod tests {
             split(4096, 512, 14336, (128, 128), AutoSplit::COOPMAT),
             None
         );
-        // The few-row tile: 4 slices of 32 tiles, 2 of 112, none for a short K.
+        // The few-row tiles: 4 slices of 32 tiles, 2 of 64, none of 112 or for a short K.
         assert_eq!(
             split(16, 4096, 14336, (32, 128), AutoSplit::FEW_ROWS),
             Some(4)
@@ -464,18 +448,14 @@ mod tests {
             Some(4)
         );
         assert_eq!(
-            split(32, 14336, 4096, (32, 128), AutoSplit::FEW_ROWS),
+            split(32, 8192, 4096, (32, 128), AutoSplit::FEW_ROWS),
             Some(2)
         );
+        assert_eq!(split(32, 14336, 4096, (32, 128), AutoSplit::FEW_ROWS), None);
         assert_eq!(split(16, 4096, 2048, (32, 128), AutoSplit::FEW_ROWS), None);
-        // The 64-row tile: 4 slices of 32 tiles, none of 112.
         assert_eq!(
-            split(64, 4096, 4096, (64, 128), AutoSplit::FEW_ROWS_64),
+            split(64, 4096, 4096, (64, 128), AutoSplit::FEW_ROWS),
             Some(4)
-        );
-        assert_eq!(
-            split(64, 14336, 4096, (64, 128), AutoSplit::FEW_ROWS_64),
-            None
         );
         // SIMT splits more.
         assert_eq!(split(64, 4096, 4096, (64, 64), AutoSplit::SIMT), Some(4));
@@ -504,12 +484,7 @@ mod tests {
 
     #[test]
     fn no_policy_splits_below_the_shortest_k() {
-        for policy in [
-            AutoSplit::SIMT,
-            AutoSplit::COOPMAT,
-            AutoSplit::FEW_ROWS,
-            AutoSplit::FEW_ROWS_64,
-        ] {
+        for policy in [AutoSplit::SIMT, AutoSplit::COOPMAT, AutoSplit::FEW_ROWS] {
             assert!(policy.min_k >= AutoSplit::SHORTEST_K, "{policy:?}");
         }
     }

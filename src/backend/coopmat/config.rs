@@ -145,7 +145,7 @@ impl WorkgroupScopeConfig {
 
     /// The tiles (block_m, block_n, block_k) for GEMMs of [`Self::FEW_ROWS`] rows: 32 rows
     /// of C per workgroup up to 32 rows, 64 above; split along K so that their few tiles
-    /// fill the GPU (`split_k::AutoSplit::FEW_ROWS` and `FEW_ROWS_64`).
+    /// fill the GPU (`split_k::AutoSplit::FEW_ROWS`).
     pub const FEW_ROWS_TILES: [(u32, u32, u32); 2] = [(32, 128, 64), (64, 128, 64)];
     /// GEMMs of this many rows with f16 inputs summed in f32 run on a few-row tile
     /// ([`Self::few_rows_tile`]) instead of the skinny kernel, which does every

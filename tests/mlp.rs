@@ -246,6 +246,26 @@ fn many_rows_match_reference(kernel: MlpKernel) {
     assert_all_passed(2, &failures);
 }
 
+/// Rows past one storage binding (on devices whose bindings hold at most 256 MiB, such as
+/// CI's lavapipe and llvmpipe with 128): the run goes in chunks, and every row is right.
+fn rows_past_one_binding_run_in_chunks(kernel: MlpKernel) {
+    let desc = MlpDesc::uniform(&[32, 8], MlpActivation::Relu, MlpActivation::None);
+    let Some((context, mlp)) = mlp_on(kernel, &desc, 5) else {
+        return;
+    };
+    let limit = context.device().limits().max_storage_buffer_binding_size;
+    if limit > 256 << 20 {
+        eprintln!("bindings of {limit} bytes: too large a run for a test");
+        return;
+    }
+    // f32 rows of 32 values: a binding's worth of rows and a partial chunk more.
+    let rows = (limit / (32 * 4)) as u32 + 4099;
+    let layout = MlpLayout::new(&desc, rows);
+    if let Err(why) = check_case::<f32, f32>(&context, &mlp, layout, 9) {
+        panic!("{kernel}, {rows} rows: {why}");
+    }
+}
+
 /// The host helper agrees with the reference, and zero rows do nothing.
 fn evaluate_matches_reference(kernel: MlpKernel) {
     let desc = MlpDesc::uniform(&[5, 24, 3], MlpActivation::Silu, MlpActivation::None);
@@ -414,6 +434,10 @@ macro_rules! per_kernel {
             #[test]
             fn sets_match_reference() {
                 super::sets_match_reference($kernel);
+            }
+            #[test]
+            fn rows_past_one_binding_run_in_chunks() {
+                super::rows_past_one_binding_run_in_chunks($kernel);
             }
         }
     )*};

@@ -8,6 +8,11 @@ use crate::mlp::sets::MlpGrouping;
 use crate::problem::{Order, ResolvedMatrix};
 use crate::types::DType;
 
+/// Rows per chunk are a multiple of this where a run is split to fit the bindings
+/// ([`MlpLayout::chunks`]): whole workgroups of every network kernel, and 16-byte aligned
+/// row starts wherever the first chunk's are.
+const CHUNK_ROWS: u32 = 4096;
+
 /// The element types of a network's input and output rows (f16 or f32 each).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct MlpIo {
@@ -121,6 +126,53 @@ impl MlpLayout {
         }
     }
 
+    /// The rows in runs that each fit one storage binding of at most `limits`'
+    /// `max_storage_buffer_binding_size` bytes on both sides, in whole multiples of
+    /// [`CHUNK_ROWS`] rows: a network of 2^24 rows of 64 f16 values reads 2 GiB, one word
+    /// more than a binding holds. Just this layout where it fits (or where no chunk of
+    /// [`CHUNK_ROWS`] fits, or offsets would pass 32 bits: binding it then reports why).
+    pub(crate) fn chunks(
+        &self,
+        desc: &MlpDesc,
+        io: MlpIo,
+        limits: &wgpu::Limits,
+    ) -> Vec<MlpLayout> {
+        // A binding starts at the aligned offset at or below its first element and ends
+        // on a whole word.
+        let slack = u64::from(limits.min_storage_buffer_offset_alignment.max(4)) + 4;
+        let limit = limits.max_storage_buffer_binding_size;
+        // Rows n with ((n - 1) * stride + width) * bytes + slack <= limit.
+        let fitting = |stride: u32, width: u32, dtype: DType| {
+            let bytes = dtype.size_bytes();
+            let room = limit.saturating_sub(slack + u64::from(width) * bytes);
+            room / (u64::from(stride.max(1)) * bytes) + 1
+        };
+        let most = fitting(self.input_stride, desc.input_width(), io.input).min(fitting(
+            self.output_stride,
+            desc.output_width(),
+            io.output,
+        ));
+        if most >= u64::from(self.rows) || most < u64::from(CHUNK_ROWS) {
+            return vec![*self];
+        }
+        let chunk = (most / u64::from(CHUNK_ROWS) * u64::from(CHUNK_ROWS)) as u32;
+        let offset = |first: u32, start: u32, stride: u32| {
+            u32::try_from(u64::from(first) + u64::from(start) * u64::from(stride)).ok()
+        };
+        let chunks: Option<Vec<MlpLayout>> = (0..self.rows)
+            .step_by(chunk as usize)
+            .map(|start| {
+                Some(MlpLayout {
+                    rows: chunk.min(self.rows - start),
+                    input_offset: offset(self.input_offset, start, self.input_stride)?,
+                    output_offset: offset(self.output_offset, start, self.output_stride)?,
+                    ..*self
+                })
+            })
+            .collect();
+        chunks.unwrap_or_else(|| vec![*self])
+    }
+
     /// Elements the input array must hold.
     pub(crate) fn input_elements(&self, desc: &MlpDesc) -> u64 {
         self.matrix(desc, Operand::Input).end_index()
@@ -228,5 +280,52 @@ impl<'a> MlpBuffers<'a> {
             limits,
         )?;
         Ok((input, output))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mlp::desc::MlpActivation;
+
+    #[test]
+    fn chunks_cover_the_rows_in_bindable_runs() {
+        let desc = MlpDesc::uniform(&[32, 8], MlpActivation::Relu, MlpActivation::None);
+        let limits = wgpu::Limits {
+            max_storage_buffer_binding_size: 1 << 20,
+            ..wgpu::Limits::default()
+        };
+        // Fits: one run, as it was.
+        let small = MlpLayout::new(&desc, 100);
+        assert_eq!(small.chunks(&desc, MlpIo::F32, &limits), vec![small]);
+        // 1 MiB of f32 rows of 32 (stride 40, 7 in front): 6553 rows a binding, so chunks
+        // of 4096, the last partial.
+        let layout = MlpLayout {
+            rows: 10_000,
+            input_offset: 7,
+            input_stride: 40,
+            output_offset: 3,
+            output_stride: 8,
+        };
+        let chunks = layout.chunks(&desc, MlpIo::F32, &limits);
+        assert_eq!(
+            chunks.iter().map(|c| c.rows).collect::<Vec<_>>(),
+            [4096, 4096, 1808]
+        );
+        for (index, chunk) in chunks.iter().enumerate() {
+            let start = 4096 * index as u32;
+            assert_eq!(chunk.input_offset, 7 + start * 40);
+            assert_eq!(chunk.output_offset, 3 + start * 8);
+            assert_eq!((chunk.input_stride, chunk.output_stride), (40, 8));
+            let matrix = chunk.matrix(&desc, Operand::Input);
+            let span = (matrix.end_index() - matrix.offset) * 4;
+            assert!(span + 260 <= limits.max_storage_buffer_binding_size);
+        }
+        // Not even one chunk of rows fits: left to the binding to refuse.
+        let wide = MlpLayout {
+            input_stride: 1 << 16,
+            ..layout
+        };
+        assert_eq!(wide.chunks(&desc, MlpIo::F32, &limits), vec![wide]);
     }
 }

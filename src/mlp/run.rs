@@ -89,6 +89,19 @@ impl Mlp {
 }
 
 impl<'a> MlpBuffers<'a> {
+    /// These buffers per chunk of rows that fits the bindings ([`MlpLayout::chunks`]); just
+    /// these with set indices (whose rows the sets' pre-pass reads from the start).
+    fn chunks(&self, desc: &MlpDesc, limits: &wgpu::Limits) -> Vec<MlpBuffers<'a>> {
+        if self.set_indices.is_some() {
+            return vec![*self];
+        }
+        self.layout
+            .chunks(desc, self.io, limits)
+            .into_iter()
+            .map(|layout| self.with_layout(layout))
+            .collect()
+    }
+
     /// `rows` tightly packed rows of `io.input` in, of `io.output` out.
     pub fn new(
         mlp: &Mlp,
@@ -255,7 +268,8 @@ impl Context {
 
     /// Records `mlp` on `buffers` into `encoder` (the caller submits it), after the sets'
     /// pre-pass where `buffers` has set indices. Only kernels that record plain wgpu
-    /// commands can share an encoder.
+    /// commands can share an encoder. Rows that do not fit one binding run in chunks
+    /// (without set indices), one dispatch each.
     pub fn encode_mlp(
         &self,
         encoder: &mut wgpu::CommandEncoder,
@@ -263,31 +277,48 @@ impl Context {
         buffers: &MlpBuffers<'_>,
     ) -> Result<MlpPlan> {
         let plan = self.plan_mlp_for(mlp, buffers.io, true, buffers.set_indices.is_some())?;
-        let (input, output) = buffers.bind(mlp.desc(), &self.device().limits())?;
-        let indices = mlp.bind_set_indices(self, buffers)?;
-        mlp.inner.simt.record(
-            self,
-            mlp.desc(),
-            buffers,
-            input,
-            output,
-            indices.map(|indices| (&mlp.inner.grouper, indices)),
-            encoder,
-        )?;
+        for chunk in buffers.chunks(mlp.desc(), &self.device().limits()) {
+            let (input, output) = chunk.bind(mlp.desc(), &self.device().limits())?;
+            let indices = mlp.bind_set_indices(self, &chunk)?;
+            mlp.inner.simt.record(
+                self,
+                mlp.desc(),
+                &chunk,
+                input,
+                output,
+                indices.map(|indices| (&mlp.inner.grouper, indices)),
+                encoder,
+            )?;
+        }
         Ok(plan)
     }
 
-    /// Records `mlp` on `buffers` into command buffers of its own, in submission order.
+    /// Records `mlp` on `buffers` into command buffers of its own, in submission order: one
+    /// run per chunk of rows that fits the bindings.
     fn record_mlp(
         &self,
         mlp: &Mlp,
         buffers: &MlpBuffers<'_>,
     ) -> Result<(MlpPlan, Vec<wgpu::CommandBuffer>)> {
         let plan = self.plan_mlp_for(mlp, buffers.io, false, buffers.set_indices.is_some())?;
+        let mut command_buffers = Vec::new();
+        for chunk in buffers.chunks(mlp.desc(), &self.device().limits()) {
+            command_buffers.extend(self.record_mlp_rows(mlp, plan.kernel, &chunk)?);
+        }
+        Ok((plan, command_buffers))
+    }
+
+    /// Records `mlp` on `kernel` over the rows of `buffers`, which fit the bindings.
+    fn record_mlp_rows(
+        &self,
+        mlp: &Mlp,
+        kernel: MlpKernel,
+        buffers: &MlpBuffers<'_>,
+    ) -> Result<Vec<wgpu::CommandBuffer>> {
         let (input, output) = buffers.bind(mlp.desc(), &self.device().limits())?;
         let indices = mlp.bind_set_indices(self, buffers)?;
         let sets = indices.map(|indices| (&mlp.inner.grouper, indices));
-        let command_buffers = match plan.kernel {
+        Ok(match kernel {
             MlpKernel::Coopmat => {
                 // The plan chose it, so the network has the kernel's copy.
                 let coopmat = mlp
@@ -327,8 +358,7 @@ impl Context {
                 )?;
                 vec![encoder.finish()]
             }
-        };
-        Ok((plan, command_buffers))
+        })
     }
 
     /// Records and submits `mlp` on `buffers`; returns the plan it ran with and the

@@ -30,7 +30,7 @@ pub struct KernelOverrides {
     /// GEMMs of at most this many rows run on the coopmat backend's skinny kernel (B
     /// streamed once; `COOPGEMM_SKINNY_ROWS`, 0 turns it off). `None`: up to
     /// [`SkinnyConfig::DEFAULT_MAX_ROWS`](crate::config::SkinnyConfig::DEFAULT_MAX_ROWS),
-    /// except the GEMMs the coopmat2 kernel's few-row tile takes
+    /// except the GEMMs the coopmat2 kernel's few-row tiles take
     /// ([`WorkgroupScopeConfig::takes_few_rows`](crate::config::WorkgroupScopeConfig::takes_few_rows));
     /// a number sends exactly the GEMMs of that many rows or fewer to the skinny kernel.
     pub skinny_rows: Option<u32>,

@@ -1,0 +1,341 @@
+//! The coopmat backend's planning: which kernel and configuration runs a GEMM. The
+//! few-row tiles of the coopmat2 kernel for a dozen to 64 rows, the skinny kernel for fewer,
+//! then the coopmat2 kernel's workgroup-scope tiles or the KHR kernel's subgroup tilings,
+//! each filtered by what the device's shapes, shared memory and grid limits allow.
+
+use super::*;
+
+impl CoopmatBackend {
+    /// The kernel and configuration used for a description: the skinny kernel for GEMMs of
+    /// at most [`KernelOverrides::skinny_rows`](crate::KernelOverrides::skinny_rows) rows
+    /// (unless a tile or tiling is forced); otherwise the `VK_NV_cooperative_matrix2`
+    /// kernel where the device has it for these types (it is the faster on NVIDIA, see
+    /// `docs/benchmarks.md`; `COOPGEMM_COOPMAT2=0` turns it off), the
+    /// `VK_KHR_cooperative_matrix` kernel otherwise.
+    pub fn plan(&self, gemm: &ResolvedGemm) -> std::result::Result<CoopmatPlan, String> {
+        // GEMMs of a dozen to 64 rows on the coopmat2 kernel's few-row tiles, fewer rows
+        // streaming B once on the skinny kernel.
+        if let Some(few_rows) = self.few_rows_plan(gemm) {
+            return Ok(few_rows);
+        }
+        if let Some(skinny) = self.skinny_plan(gemm) {
+            return Ok(skinny);
+        }
+        let plans = self.preferred_plans(gemm)?;
+        // A tile or tiling forced by the environment, wherever it fits (so that tests run it
+        // on every edge case); otherwise the largest tile that still gives the GPU enough
+        // workgroups to fill it, and for small problems the smallest tile (candidates are
+        // listed largest first).
+        if let Some(forced) = plans.iter().find(|plan| self.overrides.forces(plan)) {
+            return Ok(*forced);
+        }
+        let (m, n) = (gemm.gemm.m as u64, gemm.gemm.n as u64);
+        let workgroups = |plan: &CoopmatPlan| {
+            m.div_ceil(plan.block_m() as u64)
+                * n.div_ceil(plan.block_n() as u64)
+                * gemm.gemm.batch as u64
+        };
+        plans
+            .iter()
+            .find(|plan| workgroups(plan) >= plan.min_workgroups())
+            .or(plans.last())
+            .copied()
+            .ok_or_else(|| "no configuration fits".to_string())
+    }
+
+    /// Every configuration that can run `gemm` on the kernel `plan` would use (coopmat2
+    /// where usable, else the KHR kernel), largest tile first.
+    fn preferred_plans(
+        &self,
+        gemm: &ResolvedGemm,
+    ) -> std::result::Result<Vec<CoopmatPlan>, String> {
+        if self.uses_coopmat2() {
+            let plans = self.workgroup_scope_configs(gemm);
+            if !plans.is_empty() {
+                return Ok(plans.into_iter().map(CoopmatPlan::WorkgroupScope).collect());
+            }
+        }
+        self.subgroup_plans(gemm)
+    }
+
+    /// Whether the coopmat2 kernel may run: the device has it and the caller did not turn
+    /// it off (`KernelOverrides::coopmat2`).
+    fn uses_coopmat2(&self) -> bool {
+        self.enabled.cooperative_matrix2 && !self.overrides.without_coopmat2
+    }
+
+    fn subgroup_plans(&self, gemm: &ResolvedGemm) -> std::result::Result<Vec<CoopmatPlan>, String> {
+        Ok(self
+            .subgroup_configs(gemm)?
+            .into_iter()
+            .map(CoopmatPlan::Subgroup)
+            .collect())
+    }
+
+    /// Every configuration that can run `gemm`: the preferred kernel's (as [`Self::plan`]
+    /// picks from), then, where that is the coopmat2 kernel, the KHR kernel's too, so that
+    /// tuning chooses between the two kernels by measurement.
+    pub fn plans(&self, gemm: &ResolvedGemm) -> std::result::Result<Vec<CoopmatPlan>, String> {
+        let skinny = self.skinny_plans(gemm);
+        let mut plans = match self.preferred_plans(gemm) {
+            Ok(plans) => plans,
+            Err(_) if !skinny.is_empty() => Vec::new(),
+            Err(reason) => return Err(reason),
+        };
+        if matches!(plans.first(), Some(CoopmatPlan::WorkgroupScope(_))) {
+            // The other K unroll of each coopmat2 tile (unless one is forced), then the KHR
+            // kernel's configurations.
+            if self.overrides.k_unroll.is_none() {
+                let other_unrolls: Vec<CoopmatPlan> = plans
+                    .iter()
+                    .filter_map(|plan| match plan {
+                        CoopmatPlan::WorkgroupScope(config) => Some(config),
+                        _ => None,
+                    })
+                    .flat_map(|config| {
+                        WorkgroupScopeConfig::K_UNROLLS
+                            .into_iter()
+                            .filter(|unroll| *unroll != config.k_unroll)
+                            .map(|k_unroll| {
+                                CoopmatPlan::WorkgroupScope(WorkgroupScopeConfig {
+                                    k_unroll,
+                                    ..*config
+                                })
+                            })
+                    })
+                    .collect();
+                plans.extend(other_unrolls);
+            }
+            plans.extend(self.subgroup_plans(gemm).unwrap_or_default());
+        }
+        Ok(skinny.into_iter().chain(plans).collect())
+    }
+
+    /// The coopmat2 kernel on a few-row tile
+    /// ([`WorkgroupScopeConfig::few_rows_tile`](crate::config::WorkgroupScopeConfig::few_rows_tile)),
+    /// where one takes `gemm`, no skinny row count, tile or tiling is forced, and the
+    /// device's coopmat2 shape fits the tile (it is then the last of the coopmat2
+    /// candidates). The planner splits it along K (`AutoSplit::FEW_ROWS`).
+    fn few_rows_plan(&self, gemm: &ResolvedGemm) -> Option<CoopmatPlan> {
+        let g = &gemm.gemm;
+        if !WorkgroupScopeConfig::takes_few_rows(g.m, g.types)
+            || self.overrides.skinny_rows.is_some()
+            || self.overrides.forces_a_tile()
+            || !self.uses_coopmat2()
+        {
+            return None;
+        }
+        self.workgroup_scope_configs(gemm)
+            .into_iter()
+            .find(WorkgroupScopeConfig::is_few_rows_tile)
+            .map(CoopmatPlan::WorkgroupScope)
+    }
+
+    /// The skinny kernel's configuration for `gemm` without tuning: the heuristic's where it
+    /// fits the device, else the first candidate that does (see [`Self::skinny_plans`]).
+    /// Computed without listing every candidate: planning runs on every GEMM.
+    fn skinny_plan(&self, gemm: &ResolvedGemm) -> Option<CoopmatPlan> {
+        let (variant, b_row_major) = self.skinny_variant(gemm)?;
+        let g = &gemm.gemm;
+        let heuristic = SkinnyConfig::heuristic(
+            variant,
+            g.m,
+            g.n,
+            g.batch,
+            b_row_major,
+            self.subgroup_size(),
+        );
+        if self.skinny_fits(gemm, &heuristic) {
+            return Some(CoopmatPlan::Skinny(heuristic));
+        }
+        self.skinny_plans(gemm).into_iter().next()
+    }
+
+    /// The skinny kernel's configurations for `gemm`, the heuristic's first; none where
+    /// it does not take the GEMM: more rows than
+    /// [`KernelOverrides::skinny_rows`](crate::KernelOverrides::skinny_rows), a forced tile
+    /// or tiling of the other kernels, B in column panels, types without a variant or a
+    /// feature, or a grid the device cannot launch.
+    fn skinny_plans(&self, gemm: &ResolvedGemm) -> Vec<CoopmatPlan> {
+        let Some((variant, b_row_major)) = self.skinny_variant(gemm) else {
+            return Vec::new();
+        };
+        let g = &gemm.gemm;
+        SkinnyConfig::candidates(
+            variant,
+            g.m,
+            g.n,
+            g.batch,
+            b_row_major,
+            self.subgroup_size(),
+        )
+        .into_iter()
+        .filter(|config| self.skinny_fits(gemm, config))
+        .map(CoopmatPlan::Skinny)
+        .collect()
+    }
+
+    /// The skinny kernel's variant for `gemm`'s types and whether B is row-major, where the
+    /// kernel takes the GEMM (see [`Self::skinny_plans`]).
+    fn skinny_variant(&self, gemm: &ResolvedGemm) -> Option<(KernelVariant, bool)> {
+        let g = &gemm.gemm;
+        let variants = if self.is_emulated() {
+            SKINNY_EMULATED_VARIANTS
+        } else {
+            SKINNY_VARIANTS
+        };
+        let variant = variants.iter().find(|v| v.types == g.types)?;
+        let max_rows = self
+            .overrides
+            .skinny_rows
+            .unwrap_or(SkinnyConfig::DEFAULT_MAX_ROWS);
+        if g.m > max_rows
+            || self.overrides.forces_a_tile()
+            || gemm.b.order.panel_width().is_some()
+            || self.missing_input_feature(g.types.input).is_some()
+        {
+            return None;
+        }
+        Some((*variant, gemm.b.order == Order::RowMajor))
+    }
+
+    /// Whether the device runs `config` on `gemm`: workgroup size, shared memory, grid.
+    fn skinny_fits(&self, gemm: &ResolvedGemm, config: &SkinnyConfig) -> bool {
+        config.workgroup_size() <= self.info.max_workgroup_invocations
+            && config.shared_memory_bytes() <= self.info.shared_memory_bytes
+            && row_block_grid(gemm, (config.block_m, config.block_n), self.grid_limits()).is_ok()
+    }
+
+    /// The most workgroups a dispatch may have along each dimension.
+    pub(super) fn grid_limits(&self) -> [u32; 3] {
+        self.info
+            .max_workgroup_count
+            .map(|count| count.min(self.max_workgroups))
+    }
+
+    fn workgroup_scope_configs(&self, gemm: &ResolvedGemm) -> Vec<WorkgroupScopeConfig> {
+        self.workgroup_scope_configs_or_none(gemm)
+            .unwrap_or_default()
+    }
+
+    fn workgroup_scope_configs_or_none(
+        &self,
+        gemm: &ResolvedGemm,
+    ) -> Option<Vec<WorkgroupScopeConfig>> {
+        let types = gemm.gemm.types;
+        let variant = WORKGROUP_SCOPE_VARIANTS
+            .iter()
+            .copied()
+            .find(|v| v.types == types)?;
+        if self.missing_input_feature(types.input).is_some() {
+            return None;
+        }
+        let want = [
+            Some(types.input),
+            Some(types.input),
+            Some(types.accumulate),
+            Some(types.accumulate),
+        ];
+        let max_invocations = match self.info.workgroup_scope_max_invocations {
+            0 => self.info.max_workgroup_invocations,
+            limit => limit.min(self.info.max_workgroup_invocations),
+        };
+        // The largest workgroup the device offers for these types (more subgroups per
+        // tile), unless the forced tile names another.
+        let offered = self.info.flexible_shapes.iter().filter(|s| {
+            s.workgroup_scope && s.types == want && s.workgroup_invocations <= max_invocations
+        });
+        let shape = match self.overrides.workgroup_size {
+            Some(invocations) => offered
+                .clone()
+                .find(|s| s.workgroup_invocations == invocations)
+                .or_else(|| {
+                    log::warn!(
+                        "no coopmat2 shape for {invocations} invocations; using the largest"
+                    );
+                    offered.max_by_key(|s| s.workgroup_invocations)
+                })?,
+            None => offered.max_by_key(|s| s.workgroup_invocations)?,
+        };
+        let max_dimension = if self.info.flexible_max_dimension == 0 {
+            u32::MAX
+        } else {
+            self.info.flexible_max_dimension
+        };
+        let forced = self.overrides.workgroup_tile;
+        let fitting: Vec<WorkgroupScopeConfig> = forced
+            .into_iter()
+            .chain(
+                WorkgroupScopeConfig::candidates(types, gemm.b.order == Order::ColumnMajor)
+                    .iter()
+                    .copied()
+                    .chain(WorkgroupScopeConfig::few_rows_tile(gemm.gemm.m, types))
+                    .filter(|tile| Some(*tile) != forced),
+            )
+            .filter(|&(bm, bn, bk)| {
+                bm % shape.m_granularity == 0
+                    && bn % shape.n_granularity == 0
+                    && gemm.b.order.panel_width().is_none_or(|w| bn == w)
+                    && bk % shape.k_granularity == 0
+                    && bm.max(bn).max(bk) <= max_dimension
+            })
+            .map(|(block_m, block_n, block_k)| WorkgroupScopeConfig {
+                variant,
+                block_m,
+                block_n,
+                block_k,
+                workgroup_size: shape.workgroup_invocations,
+                k_unroll: self.overrides.k_unroll.unwrap_or(
+                    WorkgroupScopeConfig::default_k_unroll(gemm.gemm.k, block_k, types.input),
+                ),
+            })
+            .collect();
+        Some(fitting)
+    }
+
+    fn subgroup_configs(
+        &self,
+        gemm: &ResolvedGemm,
+    ) -> std::result::Result<Vec<CoopmatConfig>, String> {
+        let types = gemm.gemm.types;
+        let variant = self.variant(types)?;
+        let shape = self.shape_for(types)?;
+        let subgroup_size = self.subgroup_size();
+        let a_row_major = gemm.a.order == Order::RowMajor;
+        let b_row_major = gemm.b.order != Order::ColumnMajor;
+        let panel_width = gemm.b.order.panel_width();
+        let fits = |config: &CoopmatConfig| {
+            config.workgroup_size() <= self.info.max_workgroup_invocations
+                && config.shared_memory_bytes(a_row_major, b_row_major)
+                    <= self.info.shared_memory_bytes
+        };
+        let forced = self.overrides.tiling;
+        let fitting: Vec<CoopmatConfig> = forced
+            .into_iter()
+            .chain(
+                CoopmatTiling::candidates(types)
+                    .iter()
+                    .copied()
+                    .filter(|tiling| Some(*tiling) != forced),
+            )
+            .map(|tiling| CoopmatConfig {
+                variant,
+                shape,
+                subgroup_size,
+                tiling,
+            })
+            .filter(fits)
+            .filter(|config| panel_width.is_none_or(|w| config.block_n() == w))
+            .collect();
+        if fitting.is_empty() {
+            return Err(match panel_width {
+                Some(w) => format!("no cooperative-matrix tiling is {w} columns wide (B's panels)"),
+                None => format!(
+                    "no tiling fits {} bytes of shared memory",
+                    self.info.shared_memory_bytes
+                ),
+            });
+        }
+        Ok(fitting)
+    }
+}

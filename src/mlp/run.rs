@@ -88,6 +88,13 @@ impl Mlp {
     }
 }
 
+/// A network's copy for `kernel`, or why it has none.
+fn kernel_copy<T>(copy: &std::result::Result<T, String>, kernel: MlpKernel) -> Result<&T> {
+    copy.as_ref().map_err(|why| Error::MlpNoKernel {
+        reasons: vec![(kernel, why.clone())],
+    })
+}
+
 impl<'a> MlpBuffers<'a> {
     /// These buffers per chunk of rows that fits the bindings ([`MlpLayout::chunks`]); just
     /// these with set indices (whose rows the sets' pre-pass reads from the start).
@@ -319,28 +326,16 @@ impl Context {
         let indices = mlp.bind_set_indices(self, buffers)?;
         let sets = indices.map(|indices| (&mlp.inner.grouper, indices));
         Ok(match kernel {
-            MlpKernel::Coopmat => {
-                // The plan chose it, so the network has the kernel's copy.
-                let coopmat = mlp
-                    .inner
-                    .coopmat
-                    .as_ref()
-                    .map_err(|why| Error::MlpNoKernel {
-                        reasons: vec![(MlpKernel::Coopmat, why.clone())],
-                    })?;
-                coopmat.record(self, mlp.desc(), buffers, input, output)?
-            }
-            MlpKernel::Coopvec => {
-                // The plan chose it, so the network has the kernel's copy.
-                let coopvec = mlp
-                    .inner
-                    .coopvec
-                    .as_ref()
-                    .map_err(|why| Error::MlpNoKernel {
-                        reasons: vec![(MlpKernel::Coopvec, why.clone())],
-                    })?;
-                coopvec.record(self, buffers, input, output, sets)?
-            }
+            // The plan chose the kernel, so the network has its copy.
+            MlpKernel::Coopmat => kernel_copy(&mlp.inner.coopmat, kernel)?.record(
+                self,
+                mlp.desc(),
+                buffers,
+                input,
+                output,
+            )?,
+            MlpKernel::Coopvec => kernel_copy(&mlp.inner.coopvec, kernel)?
+                .record(self, buffers, input, output, sets)?,
             MlpKernel::Simt => {
                 let mut encoder =
                     self.device()

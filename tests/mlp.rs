@@ -264,6 +264,39 @@ fn rows_past_one_binding_run_in_chunks(kernel: MlpKernel) {
     if let Err(why) = check_case::<f32, f32>(&context, &mlp, layout, 9) {
         panic!("{kernel}, {rows} rows: {why}");
     }
+    // An output one row short: the last chunk cannot bind it, and no chunk runs.
+    let input = context
+        .create_buffer(
+            "input",
+            u64::from(rows) * 32 * 4,
+            coopgemm::HOST_BUFFER_USAGES,
+        )
+        .unwrap();
+    let output = context
+        .upload("output", &vec![7.0f32; (rows as usize - 1) * 8])
+        .unwrap();
+    let buffers = MlpBuffers::new(&mlp, &input, &output, MlpIo::F32, rows);
+    assert!(matches!(
+        context.run_mlp(&mlp, &buffers),
+        Err(Error::BufferTooSmall {
+            operand: Operand::Output,
+            ..
+        })
+    ));
+    if kernel == MlpKernel::Simt {
+        // Recording into the caller's encoder records no chunk either, even where the
+        // caller submits the encoder after the error.
+        let mut encoder = context.device().create_command_encoder(&Default::default());
+        assert!(context.encode_mlp(&mut encoder, &mlp, &buffers).is_err());
+        context.queue().submit([encoder.finish()]);
+    }
+    let untouched: Vec<f32> =
+        pollster::block_on(context.download(&output, (rows as usize - 1) * 8)).unwrap();
+    assert!(
+        untouched.iter().all(|&v| v == 7.0),
+        "{kernel}: a refused run wrote"
+    );
+    assert_no_validation_errors();
 }
 
 /// The host helper agrees with the reference, and zero rows do nothing.

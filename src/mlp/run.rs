@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use crate::bindings::BoundRange;
 use crate::context::Context;
 use crate::error::{Error, Operand, Result};
 use crate::kind::MlpKernel;
@@ -77,7 +78,7 @@ impl Mlp {
         &self,
         context: &Context,
         buffers: &MlpBuffers<'b>,
-    ) -> Result<Option<(&'b wgpu::Buffer, crate::bindings::BoundRange)>> {
+    ) -> Result<Option<(&'b wgpu::Buffer, BoundRange)>> {
         buffers
             .set_indices
             .map(|indices| {
@@ -96,16 +97,26 @@ fn kernel_copy<T>(copy: &std::result::Result<T, String>, kernel: MlpKernel) -> R
 }
 
 impl<'a> MlpBuffers<'a> {
-    /// These buffers per chunk of rows that fits the bindings ([`MlpLayout::chunks`]); just
-    /// these with set indices (whose rows the sets' pre-pass reads from the start).
-    fn chunks(&self, desc: &MlpDesc, limits: &wgpu::Limits) -> Vec<MlpBuffers<'a>> {
-        if self.set_indices.is_some() {
-            return vec![*self];
-        }
-        self.layout
-            .chunks(desc, self.io, limits)
+    /// These buffers per chunk of rows that fits the bindings ([`MlpLayout::chunks`]; just
+    /// these with set indices, whose rows the sets' pre-pass reads from the start), each
+    /// with its bound input and output ranges. Every chunk is checked before any is
+    /// recorded, so that a bad buffer records nothing.
+    fn bind_chunks(
+        &self,
+        desc: &MlpDesc,
+        limits: &wgpu::Limits,
+    ) -> Result<Vec<(MlpBuffers<'a>, BoundRange, BoundRange)>> {
+        let layouts = match self.set_indices {
+            Some(_) => vec![self.layout],
+            None => self.layout.chunks(desc, self.io, limits),
+        };
+        layouts
             .into_iter()
-            .map(|layout| self.with_layout(layout))
+            .map(|layout| {
+                let chunk = self.with_layout(layout);
+                let (input, output) = chunk.bind(desc, limits)?;
+                Ok((chunk, input, output))
+            })
             .collect()
     }
 
@@ -284,8 +295,7 @@ impl Context {
         buffers: &MlpBuffers<'_>,
     ) -> Result<MlpPlan> {
         let plan = self.plan_mlp_for(mlp, buffers.io, true, buffers.set_indices.is_some())?;
-        for chunk in buffers.chunks(mlp.desc(), &self.device().limits()) {
-            let (input, output) = chunk.bind(mlp.desc(), &self.device().limits())?;
+        for (chunk, input, output) in buffers.bind_chunks(mlp.desc(), &self.device().limits())? {
             let indices = mlp.bind_set_indices(self, &chunk)?;
             mlp.inner.simt.record(
                 self,
@@ -309,20 +319,27 @@ impl Context {
     ) -> Result<(MlpPlan, Vec<wgpu::CommandBuffer>)> {
         let plan = self.plan_mlp_for(mlp, buffers.io, false, buffers.set_indices.is_some())?;
         let mut command_buffers = Vec::new();
-        for chunk in buffers.chunks(mlp.desc(), &self.device().limits()) {
-            command_buffers.extend(self.record_mlp_rows(mlp, plan.kernel, &chunk)?);
+        for (chunk, input, output) in buffers.bind_chunks(mlp.desc(), &self.device().limits())? {
+            command_buffers.extend(self.record_mlp_rows(
+                mlp,
+                plan.kernel,
+                &chunk,
+                input,
+                output,
+            )?);
         }
         Ok((plan, command_buffers))
     }
 
-    /// Records `mlp` on `kernel` over the rows of `buffers`, which fit the bindings.
+    /// Records `mlp` on `kernel` over the rows of `buffers`, bound as `input` and `output`.
     fn record_mlp_rows(
         &self,
         mlp: &Mlp,
         kernel: MlpKernel,
         buffers: &MlpBuffers<'_>,
+        input: BoundRange,
+        output: BoundRange,
     ) -> Result<Vec<wgpu::CommandBuffer>> {
-        let (input, output) = buffers.bind(mlp.desc(), &self.device().limits())?;
         let indices = mlp.bind_set_indices(self, buffers)?;
         let sets = indices.map(|indices| (&mlp.inner.grouper, indices));
         Ok(match kernel {

@@ -118,7 +118,7 @@ pub use types::{DType, Element, GemmTypes};
 /// platform, including those where the Vulkan cooperative-matrix backend is not built.
 pub mod config {
     pub use crate::backend::coopmat::{
-        CoopmatConfig, CoopmatPlan, CoopmatTiling, KernelVariant, SkinnyConfig,
+        CoopmatConfig, CoopmatPlan, CoopmatTiling, KernelVariant, SkinnyConfig, SkinnyProduct,
         WorkgroupScopeConfig, WorkgroupScopeTile,
     };
     pub use crate::backend::simt::SimtConfig;

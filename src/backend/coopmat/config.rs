@@ -357,9 +357,8 @@ impl SkinnyConfig {
         4 * self.subgroups * self.block_m * self.block_n
     }
 
-    /// The heuristic's configuration for an `m × n` product (`batch` of them) of
-    /// `variant`'s types with B row-major (`b_row_major`) or K-contiguous: what the planner
-    /// runs without tuning, and the first of [`SkinnyConfig::candidates`].
+    /// The heuristic's configuration for `product`: what the planner runs without tuning,
+    /// and the first of [`SkinnyConfig::candidates`].
     ///
     /// The heuristic follows what tuning picked on the H100 (`docs/benchmarks.md`, decode):
     /// at most 4 rows per workgroup (more cost more in registers than the extra reads of B
@@ -370,26 +369,26 @@ impl SkinnyConfig {
     /// scalars, while it gets 512.
     ///
     /// ```
-    /// use coopgemm::config::{KernelVariant, SkinnyConfig};
+    /// use coopgemm::config::{KernelVariant, SkinnyConfig, SkinnyProduct};
     /// let f16 = KernelVariant::embedded().find(|v| v.name == "gemm_skinny_f16_f32").unwrap();
-    /// let first = SkinnyConfig::heuristic(f16, 1, 14336, 1, false, 32);
+    /// let first = SkinnyConfig::heuristic(SkinnyProduct::new(f16, 1, 14336, false, 32));
     /// assert_eq!((first.block_m, first.block_n), (1, 2));
-    /// let first = SkinnyConfig::heuristic(f16, 16, 4096, 1, false, 32);
+    /// let first = SkinnyConfig::heuristic(SkinnyProduct::new(f16, 16, 4096, false, 32));
     /// assert_eq!((first.block_m, first.block_n, first.k_unroll), (4, 4, 1));
-    /// let first = SkinnyConfig::heuristic(f16, 1, 4096, 1, true, 32);
+    /// let first = SkinnyConfig::heuristic(SkinnyProduct::new(f16, 1, 4096, true, 32));
     /// assert_eq!((first.block_m, first.block_n), (1, 8));
-    /// let first = SkinnyConfig::heuristic(f16, 16, 4096, 1, true, 32);
+    /// let first = SkinnyConfig::heuristic(SkinnyProduct::new(f16, 16, 4096, true, 32));
     /// assert_eq!((first.block_m, first.block_n), (4, 64));
     /// ```
-    pub fn heuristic(
-        variant: KernelVariant,
-        m: u32,
-        n: u32,
-        batch: u32,
-        b_row_major: bool,
-        subgroup_size: u32,
-    ) -> SkinnyConfig {
-        let shape = SkinnyShape::new(variant, m, subgroup_size);
+    pub fn heuristic(product: SkinnyProduct) -> SkinnyConfig {
+        let SkinnyProduct {
+            m,
+            n,
+            batch,
+            b_row_major,
+            ..
+        } = product;
+        let shape = SkinnyShape::new(product);
         let block_m = shape.block_m;
         if b_row_major {
             let (candidates, target) = if shape.scalar_a(block_m) {
@@ -425,15 +424,9 @@ impl SkinnyConfig {
     /// The configurations tuning measures for the same product: the
     /// [heuristic](SkinnyConfig::heuristic)'s first, then twice and half as many rows per
     /// workgroup and other widths, subgroup counts and K unrolls, each once.
-    pub fn candidates(
-        variant: KernelVariant,
-        m: u32,
-        n: u32,
-        batch: u32,
-        b_row_major: bool,
-        subgroup_size: u32,
-    ) -> Vec<SkinnyConfig> {
-        let shape = SkinnyShape::new(variant, m, subgroup_size);
+    pub fn candidates(product: SkinnyProduct) -> Vec<SkinnyConfig> {
+        let SkinnyProduct { m, b_row_major, .. } = product;
+        let shape = SkinnyShape::new(product);
         let block_m = shape.block_m;
         // Alternatives for tuning: twice and half as many rows per workgroup.
         let other_block_m: Vec<u32> = [2 * block_m, block_m / 2]
@@ -444,14 +437,7 @@ impl SkinnyConfig {
                     && (!b_row_major || bm * shape.vector <= Self::MAX_SUMS)
             })
             .collect();
-        let mut list = vec![Self::heuristic(
-            variant,
-            m,
-            n,
-            batch,
-            b_row_major,
-            subgroup_size,
-        )];
+        let mut list = vec![Self::heuristic(product)];
         for bm in std::iter::once(block_m).chain(other_block_m) {
             if b_row_major {
                 let subgroups = shape.row_major_subgroups();
@@ -488,6 +474,47 @@ impl SkinnyConfig {
     }
 }
 
+/// A product as the skinny kernel's heuristic and tuning see it
+/// ([`SkinnyConfig::heuristic`], [`SkinnyConfig::candidates`]): `batch` products of
+/// `m × n` of `variant`'s types, B row-major (`b_row_major`) or K-contiguous, on subgroups
+/// of `subgroup_size`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SkinnyProduct {
+    /// The kernel variant (its types).
+    pub variant: KernelVariant,
+    /// Rows of C.
+    pub m: u32,
+    /// Columns of C.
+    pub n: u32,
+    /// Products in the batch.
+    pub batch: u32,
+    /// Whether B is row-major (else K-contiguous).
+    pub b_row_major: bool,
+    /// Invocations per subgroup.
+    pub subgroup_size: u32,
+}
+
+impl SkinnyProduct {
+    /// One `m × n` product (a batch of 1).
+    pub fn new(
+        variant: KernelVariant,
+        m: u32,
+        n: u32,
+        b_row_major: bool,
+        subgroup_size: u32,
+    ) -> SkinnyProduct {
+        SkinnyProduct {
+            variant,
+            m,
+            n,
+            batch: 1,
+            b_row_major,
+            subgroup_size,
+        }
+    }
+}
+
 /// What [`SkinnyConfig::heuristic`] and [`SkinnyConfig::candidates`] derive alike from the
 /// product: 16-byte vectors of the input type, the heuristic's rows per workgroup, and the
 /// subgroup counts and unrolls each layout of B takes.
@@ -499,13 +526,14 @@ struct SkinnyShape {
 }
 
 impl SkinnyShape {
-    fn new(variant: KernelVariant, m: u32, subgroup_size: u32) -> SkinnyShape {
-        let row_blocks = m.max(1).div_ceil(SkinnyConfig::HEURISTIC_BLOCK_M);
+    fn new(product: SkinnyProduct) -> SkinnyShape {
+        let m = product.m.max(1);
+        let row_blocks = m.div_ceil(SkinnyConfig::HEURISTIC_BLOCK_M);
         SkinnyShape {
-            variant,
-            vector: 16 / variant.types.input.size_bytes() as u32,
-            block_m: m.max(1).div_ceil(row_blocks).next_power_of_two(),
-            subgroup_size,
+            variant: product.variant,
+            vector: 16 / product.variant.types.input.size_bytes() as u32,
+            block_m: m.div_ceil(row_blocks).next_power_of_two(),
+            subgroup_size: product.subgroup_size,
         }
     }
 
@@ -788,16 +816,15 @@ mod tests {
                 for n in [1, 8, 100, 4096, 14336] {
                     for b_row_major in [false, true] {
                         for subgroup_size in [8, 32, 64] {
-                            let args = (variant, m, n, 3, b_row_major, subgroup_size);
-                            let candidates = SkinnyConfig::candidates(
-                                args.0, args.1, args.2, args.3, args.4, args.5,
-                            );
+                            let product = SkinnyProduct {
+                                batch: 3,
+                                ..SkinnyProduct::new(variant, m, n, b_row_major, subgroup_size)
+                            };
+                            let candidates = SkinnyConfig::candidates(product);
                             assert_eq!(
-                                SkinnyConfig::heuristic(
-                                    args.0, args.1, args.2, args.3, args.4, args.5
-                                ),
+                                SkinnyConfig::heuristic(product),
                                 candidates[0],
-                                "{args:?}"
+                                "{product:?}"
                             );
                             assert!(candidates.len() > 1);
                         }

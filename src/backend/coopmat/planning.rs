@@ -135,16 +135,7 @@ impl CoopmatBackend {
     /// fits the device, else the first candidate that does (see [`Self::skinny_plans`]).
     /// Computed without listing every candidate: planning runs on every GEMM.
     fn skinny_plan(&self, gemm: &ResolvedGemm) -> Option<CoopmatPlan> {
-        let (variant, b_row_major) = self.skinny_variant(gemm)?;
-        let g = &gemm.gemm;
-        let heuristic = SkinnyConfig::heuristic(
-            variant,
-            g.m,
-            g.n,
-            g.batch,
-            b_row_major,
-            self.subgroup_size(),
-        );
+        let heuristic = SkinnyConfig::heuristic(self.skinny_product(gemm)?);
         if self.skinny_fits(gemm, &heuristic) {
             return Some(CoopmatPlan::Skinny(heuristic));
         }
@@ -157,27 +148,20 @@ impl CoopmatBackend {
     /// or tiling of the other kernels, B in column panels, types without a variant or a
     /// feature, or a grid the device cannot launch.
     fn skinny_plans(&self, gemm: &ResolvedGemm) -> Vec<CoopmatPlan> {
-        let Some((variant, b_row_major)) = self.skinny_variant(gemm) else {
+        let Some(product) = self.skinny_product(gemm) else {
             return Vec::new();
         };
-        let g = &gemm.gemm;
-        SkinnyConfig::candidates(
-            variant,
-            g.m,
-            g.n,
-            g.batch,
-            b_row_major,
-            self.subgroup_size(),
-        )
-        .into_iter()
-        .filter(|config| self.skinny_fits(gemm, config))
-        .map(CoopmatPlan::Skinny)
-        .collect()
+        SkinnyConfig::candidates(product)
+            .into_iter()
+            .filter(|config| self.skinny_fits(gemm, config))
+            .map(CoopmatPlan::Skinny)
+            .collect()
     }
 
-    /// The skinny kernel's variant for `gemm`'s types and whether B is row-major, where the
-    /// kernel takes the GEMM (see [`Self::skinny_plans`]).
-    fn skinny_variant(&self, gemm: &ResolvedGemm) -> Option<(KernelVariant, bool)> {
+    /// `gemm` as the skinny kernel sees it (its variant for the types, whether B is
+    /// row-major, the subgroup size), where the kernel takes the GEMM (see
+    /// [`Self::skinny_plans`]).
+    fn skinny_product(&self, gemm: &ResolvedGemm) -> Option<SkinnyProduct> {
         let g = &gemm.gemm;
         let variants = if self.is_emulated() {
             SKINNY_EMULATED_VARIANTS
@@ -196,7 +180,16 @@ impl CoopmatBackend {
         {
             return None;
         }
-        Some((*variant, gemm.b.order == Order::RowMajor))
+        Some(SkinnyProduct {
+            batch: g.batch,
+            ..SkinnyProduct::new(
+                *variant,
+                g.m,
+                g.n,
+                gemm.b.order == Order::RowMajor,
+                self.subgroup_size(),
+            )
+        })
     }
 
     /// Whether the device runs `config` on `gemm`: workgroup size, shared memory, grid.

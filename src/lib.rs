@@ -119,7 +119,7 @@ pub use types::{DType, Element, GemmTypes};
 pub mod config {
     pub use crate::backend::coopmat::{
         CoopmatConfig, CoopmatPlan, CoopmatTiling, KernelVariant, SkinnyConfig, SkinnyProduct,
-        WorkgroupScopeConfig, WorkgroupScopeTile,
+        SkinnyTile, WorkgroupScopeConfig, WorkgroupScopeTile,
     };
     pub use crate::backend::simt::SimtConfig;
     pub use crate::backend::wgsl_coopmat::WgslCoopConfig;

@@ -14,7 +14,7 @@ mod config;
 #[path = "coopmat/forced.rs"]
 mod forced;
 pub use config::*;
-pub use forced::WorkgroupScopeTile;
+pub use forced::{SkinnyTile, WorkgroupScopeTile};
 
 use crate::backend::{Backend, BackendKind, BackendSetup, KernelConfig, Target};
 use crate::bindings::GemmBuffers;

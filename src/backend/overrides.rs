@@ -1,6 +1,6 @@
 //! [`KernelOverrides`]: configurations a caller forces on the backends, typed.
 
-use super::coopmat::{CoopmatTiling, WorkgroupScopeTile};
+use super::coopmat::{CoopmatTiling, SkinnyTile, WorkgroupScopeTile};
 use super::simt::SimtConfig;
 use super::wgsl_coopmat::WgslCoopConfig;
 
@@ -34,6 +34,9 @@ pub struct KernelOverrides {
     /// ([`WorkgroupScopeConfig::takes_few_rows`](crate::config::WorkgroupScopeConfig::takes_few_rows));
     /// a number sends exactly the GEMMs of that many rows or fewer to the skinny kernel.
     pub skinny_rows: Option<u32>,
+    /// The skinny kernel's configuration, e.g. `1x64x8x2` (`COOPGEMM_SKINNY_CONFIG`), for
+    /// every GEMM it runs where the configuration is valid (others keep the heuristic's).
+    pub skinny_config: Option<SkinnyTile>,
     /// Only this cooperative-matrix shape `[M, N, K]` from the device's list
     /// (`COOPGEMM_COOPMAT_SHAPE=MxNxK`).
     pub coopmat_shape: Option<[u32; 3]>,
@@ -60,6 +63,7 @@ impl Default for KernelOverrides {
             simt_vector_loads: None,
             coopmat2: true,
             skinny_rows: None,
+            skinny_config: None,
             coopmat_shape: None,
             coopmat_tiling: None,
             coopmat2_tile: None,
@@ -93,6 +97,8 @@ setters! { KernelOverrides {
     with_simt_vector_loads: simt_vector_loads: bool,
     /// Sets [`Self::coopmat2`].
     with_coopmat2: coopmat2: bool,
+    /// Forces [`Self::skinny_config`].
+    with_skinny_config: skinny_config: SkinnyTile,
     /// Forces [`Self::coopmat_shape`].
     with_coopmat_shape: coopmat_shape: [u32; 3],
     /// Forces [`Self::coopmat_tiling`].

@@ -144,6 +144,9 @@ impl ContextOptions {
                 rows,
             )?);
         }
+        if let Some(tile) = config("COOPGEMM_SKINNY_CONFIG", var("COOPGEMM_SKINNY_CONFIG"))? {
+            overrides.skinny_config = Some(tile);
+        }
         if let Some(value) = var("COOPGEMM_COOPMAT_SHAPE") {
             let numbers: Option<Vec<u32>> = value.split('x').map(|n| n.parse().ok()).collect();
             let parsed = match numbers.as_deref() {
@@ -175,7 +178,7 @@ impl ContextOptions {
 mod tests {
     use super::*;
     use crate::backend::KernelOverrides;
-    use crate::config::{CoopmatTiling, SimtConfig, WorkgroupScopeTile};
+    use crate::config::{CoopmatTiling, SimtConfig, SkinnyTile, WorkgroupScopeTile};
     use crate::disk_cache::resolve_directory;
     use std::ffi::OsString;
 
@@ -251,6 +254,7 @@ mod tests {
             ("COOPGEMM_COOPMAT2_TILE", "128x256x32x8"),
             ("COOPGEMM_COOPMAT_TILING", "2x4x4x2x1x2"),
             ("COOPGEMM_COOPMAT_SHAPE", "16x16x32"),
+            ("COOPGEMM_SKINNY_CONFIG", "1x64x8x2"),
             ("COOPGEMM_SIMT_CONFIG", "64x64x16-t4x4"),
             ("COOPGEMM_SIMT_VECTOR_LOADS", "0"),
             ("COOPGEMM_WGSL_COOPMAT_CONFIG", "c16-128x128x32-w4x2"),
@@ -277,6 +281,10 @@ mod tests {
             CoopmatTiling::parse("2x4x4x2x1x2")
         );
         assert_eq!(overrides.coopmat_shape, Some([16, 16, 32]));
+        assert_eq!(
+            overrides.skinny_config,
+            Some("1x64x8x2".parse::<SkinnyTile>().unwrap())
+        );
         assert_eq!(overrides.simt_config, SimtConfig::by_name("64x64x16-t4x4"));
         assert_eq!(
             overrides.wgsl_coopmat_config.map(|c| c.to_string()),

@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # H100: the host time a caller waits per GEMM, Context::run against a GEMM prepared once
 # (Context::prepare_gemm / run_prepared, one and eight per submission), on decode shapes and
-# 4096^3, each also on GPU timestamps (what the kernels take). Then the prepared-GEMM suite on real cooperative
-# matrices. Stage with
+# 4096^3 (or SHAPES), each also on GPU timestamps (what the kernels take). First the
+# prepared-GEMM suite on real cooperative matrices (SUITE=0 skips it). Stage with
 #   ../shared/device/prepare.sh --test prepared --test skinny --example bench
 # Writes host-<mode>.json and prepared-tests.txt to $OUT.
 set -u
 source "$(dirname "$0")/env.sh"
 export COOPGEMM_CACHE_DIR=/tmp/cgcache RUST_LOG=warn
-echo "== prepared GEMM suite"
-COOPGEMM_EXPECT_COOPMAT=1 timeout 120 $B/prepared --test-threads=1 > $OUT/prepared-tests.txt 2>&1
-grep -E "checked|test result|panicked" $OUT/prepared-tests.txt
-shapes=1x4096x14336,1x14336x4096,1x4096x4096,16x4096x4096,16x4096x14336,4096x4096x4096
+if [ "${SUITE:-1}" != 0 ]; then
+    echo "== prepared GEMM suite"
+    COOPGEMM_EXPECT_COOPMAT=1 timeout 120 $B/prepared --test-threads=1 > $OUT/prepared-tests.txt 2>&1
+    grep -E "checked|test result|panicked" $OUT/prepared-tests.txt
+fi
+shapes=${SHAPES:-1x4096x14336,1x14336x4096,1x4096x4096,16x4096x4096,16x4096x14336,4096x4096x4096}
 for mode in gpu wall prepared batch; do
     case $mode in
         gpu) flags= ;;

@@ -4,6 +4,7 @@
 
 use std::fmt;
 
+use super::forced::SkinnyTile;
 use crate::types::{CoopmatShape, DType, GemmTypes};
 
 /// One SPIR-V build of the kernel, for one type combination.
@@ -512,6 +513,49 @@ impl SkinnyProduct {
             b_row_major,
             subgroup_size,
         }
+    }
+}
+
+impl SkinnyProduct {
+    /// The configuration of `tile` for this product, where the kernel can run it: at most
+    /// [`SkinnyConfig::MAX_BLOCK_M`] rows, and a partial sum per row and column (B
+    /// K-contiguous) or per row and vector element (B row-major) within the kernel's
+    /// budget; with B row-major, columns in whole 16-byte vectors side by side on a
+    /// power-of-two number of lanes no wider than a subgroup.
+    ///
+    /// ```
+    /// use coopgemm::config::{KernelVariant, SkinnyProduct, SkinnyTile};
+    /// let f16 = KernelVariant::embedded().find(|v| v.name == "gemm_skinny_f16_f32").unwrap();
+    /// let row_major = SkinnyProduct::new(f16, 1, 4096, true, 32);
+    /// assert!(row_major.config("1x64x8x2".parse::<SkinnyTile>()?).is_some());
+    /// // 12 columns are not whole vectors of 8 f16.
+    /// assert!(row_major.config("1x12x8x2".parse::<SkinnyTile>()?).is_none());
+    /// # Ok::<(), coopgemm::Error>(())
+    /// ```
+    pub fn config(&self, tile: SkinnyTile) -> Option<SkinnyConfig> {
+        let shape = SkinnyShape::new(*self);
+        let SkinnyTile {
+            block_m,
+            block_n,
+            subgroups,
+            k_unroll,
+        } = tile;
+        let sums = if self.b_row_major {
+            block_m * shape.vector
+        } else {
+            block_m * block_n
+        };
+        let lanes = block_n / shape.vector;
+        let valid = (1..=SkinnyConfig::MAX_BLOCK_M).contains(&block_m)
+            && block_n > 0
+            && subgroups > 0
+            && k_unroll > 0
+            && sums <= SkinnyConfig::MAX_SUMS
+            && (!self.b_row_major
+                || (block_n % shape.vector == 0
+                    && lanes.is_power_of_two()
+                    && lanes <= self.subgroup_size));
+        valid.then(|| shape.config(block_m, block_n, subgroups, k_unroll))
     }
 }
 

@@ -1,9 +1,9 @@
 //! The configurations a caller forces on the cooperative-matrix backend
-//! ([`KernelOverrides`](crate::KernelOverrides)): the coopmat2 tile type, the parsers of the
-//! forced tile and tiling, and the backend's view of them. Compiled on every platform, like
+//! ([`KernelOverrides`](crate::KernelOverrides)): the coopmat2 tile and skinny tile types,
+//! the parsers of the forced tiles and tiling, and the backend's view of them. Compiled on every platform, like
 //! `config.rs`.
 
-use super::config::{CoopmatPlan, CoopmatTiling};
+use super::config::{CoopmatPlan, CoopmatTiling, SkinnyConfig};
 
 /// A forced coopmat2 workgroup tile (`COOPGEMM_COOPMAT2_TILE`,
 /// [`KernelOverrides::coopmat2_tile`](crate::KernelOverrides::coopmat2_tile)):
@@ -63,6 +63,74 @@ impl std::str::FromStr for WorkgroupScopeTile {
     }
 }
 
+/// A forced configuration of the skinny kernel (`COOPGEMM_SKINNY_CONFIG`,
+/// [`KernelOverrides::skinny_config`](crate::KernelOverrides::skinny_config)):
+/// `BMxBNxSUBGROUPSxK_UNROLL`, the fields of [`SkinnyConfig`] that are not fixed by the
+/// GEMM (its types) or the device (the subgroup size). It runs every GEMM the skinny kernel
+/// takes where it is valid for the GEMM's layout of B (see
+/// [`SkinnyProduct::config`](crate::config::SkinnyProduct::config)).
+///
+/// ```
+/// use coopgemm::config::SkinnyTile;
+/// let tile: SkinnyTile = "1x64x8x2".parse()?;
+/// assert_eq!((tile.block_m, tile.block_n, tile.subgroups, tile.k_unroll), (1, 64, 8, 2));
+/// assert!("1x64x8".parse::<SkinnyTile>().is_err());
+/// assert!("1x64x0x2".parse::<SkinnyTile>().is_err());
+/// # Ok::<(), coopgemm::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct SkinnyTile {
+    /// Rows of C per workgroup.
+    pub block_m: u32,
+    /// Columns of C per workgroup.
+    pub block_n: u32,
+    /// Subgroups per workgroup.
+    pub subgroups: u32,
+    /// Loads each invocation issues before it sums them ([`SkinnyConfig::k_unroll`]).
+    pub k_unroll: u32,
+}
+
+impl SkinnyTile {
+    /// The tile of `config`.
+    pub fn of(config: &SkinnyConfig) -> SkinnyTile {
+        SkinnyTile {
+            block_m: config.block_m,
+            block_n: config.block_n,
+            subgroups: config.subgroups,
+            k_unroll: config.k_unroll,
+        }
+    }
+}
+
+impl std::str::FromStr for SkinnyTile {
+    type Err = crate::Error;
+
+    fn from_str(text: &str) -> crate::Result<SkinnyTile> {
+        let numbers: Option<Vec<u32>> = text.split('x').map(|p| p.parse().ok()).collect();
+        match numbers.as_deref() {
+            Some(&[block_m, block_n, subgroups, k_unroll])
+                if !numbers.as_ref().is_some_and(|n| n.contains(&0)) =>
+            {
+                Some(SkinnyTile {
+                    block_m,
+                    block_n,
+                    subgroups,
+                    k_unroll,
+                })
+            }
+            _ => None,
+        }
+        .ok_or_else(|| {
+            crate::Error::invalid_option(
+                "skinny configuration",
+                text,
+                "BMxBNxSUBGROUPSxK_UNROLL of non-zero numbers",
+            )
+        })
+    }
+}
+
 impl std::str::FromStr for CoopmatTiling {
     type Err = crate::Error;
 
@@ -90,6 +158,8 @@ pub(crate) struct TuningOverrides {
     /// GEMMs of at most this many rows run on the skinny kernel (0: none); `None`: the
     /// default split between it and the few-row tile (`KernelOverrides::skinny_rows`).
     pub(crate) skinny_rows: Option<u32>,
+    /// The skinny kernel's configuration, where it is valid for the GEMM.
+    pub(crate) skinny: Option<SkinnyTile>,
     /// Use this KHR-kernel tiling wherever it fits.
     pub(crate) tiling: Option<CoopmatTiling>,
     /// Use this coopmat2 workgroup tile (and K unroll) wherever it fits.
@@ -104,14 +174,14 @@ pub(crate) struct TuningOverrides {
 impl TuningOverrides {
     /// Whether `plan` is the tile or tiling the caller forces.
     pub(crate) fn forces(&self, plan: &CoopmatPlan) -> bool {
-        // (The skinny kernel has no forced configuration; a forced tile or tiling keeps
-        // GEMMs of few rows on its kernel instead, see `forces_a_tile`.)
+        // (A forced tile or tiling keeps GEMMs of few rows on its kernel instead of the
+        // skinny kernel, see `forces_a_tile`.)
         match plan {
             CoopmatPlan::Subgroup(config) => self.tiling == Some(config.tiling),
             CoopmatPlan::WorkgroupScope(config) => {
                 self.workgroup_tile == Some((config.block_m, config.block_n, config.block_k))
             }
-            CoopmatPlan::Skinny(_) => false,
+            CoopmatPlan::Skinny(config) => self.skinny == Some(SkinnyTile::of(config)),
         }
     }
 
@@ -126,6 +196,7 @@ impl TuningOverrides {
         TuningOverrides {
             without_coopmat2: !overrides.coopmat2,
             skinny_rows: overrides.skinny_rows,
+            skinny: overrides.skinny_config,
             shape: overrides.coopmat_shape,
             tiling: overrides.coopmat_tiling,
             workgroup_tile: tile.map(|tile| (tile.block_m, tile.block_n, tile.block_k)),

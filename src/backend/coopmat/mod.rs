@@ -14,7 +14,7 @@ mod planning;
 
 pub use config::*;
 pub(crate) use forced::TuningOverrides;
-pub use forced::WorkgroupScopeTile;
+pub use forced::{SkinnyTile, WorkgroupScopeTile};
 
 use super::{
     row_block_grid, tile_grid, unusable_config, Backend, BackendKind, BackendSetup, KernelConfig,

@@ -131,11 +131,18 @@ impl CoopmatBackend {
             .map(CoopmatPlan::WorkgroupScope)
     }
 
-    /// The skinny kernel's configuration for `gemm` without tuning: the heuristic's where it
-    /// fits the device, else the first candidate that does (see [`Self::skinny_plans`]).
+    /// The skinny kernel's configuration for `gemm` without tuning: the forced one
+    /// ([`KernelOverrides::skinny_config`](crate::KernelOverrides::skinny_config)) where it
+    /// is valid and fits, else the heuristic's where it fits the device, else the first
+    /// candidate that does (see [`Self::skinny_plans`]).
     /// Computed without listing every candidate: planning runs on every GEMM.
     fn skinny_plan(&self, gemm: &ResolvedGemm) -> Option<CoopmatPlan> {
-        let heuristic = SkinnyConfig::heuristic(self.skinny_product(gemm)?);
+        let product = self.skinny_product(gemm)?;
+        let forced = self.overrides.skinny.and_then(|tile| product.config(tile));
+        if let Some(forced) = forced.filter(|config| self.skinny_fits(gemm, config)) {
+            return Some(CoopmatPlan::Skinny(forced));
+        }
+        let heuristic = SkinnyConfig::heuristic(product);
         if self.skinny_fits(gemm, &heuristic) {
             return Some(CoopmatPlan::Skinny(heuristic));
         }

@@ -5,6 +5,7 @@
 use std::fmt;
 
 use super::forced::SkinnyTile;
+use crate::split_k::AutoSplit;
 use crate::types::{CoopmatShape, DType, GemmTypes};
 
 /// One SPIR-V build of the kernel, for one type combination.
@@ -365,28 +366,35 @@ impl SkinnyConfig {
     /// at most 4 rows per workgroup (more cost more in registers than the extra reads of B
     /// from L2 save), split evenly and rounded up to a power of two. With K-contiguous B a
     /// workgroup takes as many columns as rows (at least 2), so that it reads no more of A
-    /// than of B. With row-major B, up to 8 chunks side by side along a row of B (128
-    /// bytes) while the GPU still gets 256 workgroups, and for 1 or 2 rows, which load A as
-    /// scalars, while it gets 512.
+    /// than of B (one row of 8-bit weights: 4 columns, one chunk each in flight). With
+    /// row-major B, up to 8 chunks side by side along a row of B (128 bytes) while the GPU
+    /// still gets 256 workgroups, and for 1 or 2 rows, which load A as scalars, up to 4
+    /// while it gets 512, counting the slices the planner splits K into where the blocks are
+    /// few (`AutoSplit::SKINNY`, f32 sums of one product).
     ///
     /// ```
     /// use coopgemm::config::{KernelVariant, SkinnyConfig, SkinnyProduct};
     /// let f16 = KernelVariant::embedded().find(|v| v.name == "gemm_skinny_f16_f32").unwrap();
-    /// let first = SkinnyConfig::heuristic(SkinnyProduct::new(f16, 1, 14336, false, 32));
+    /// let first = SkinnyConfig::heuristic(SkinnyProduct::new(f16, [1, 14336, 4096], false, 32));
     /// assert_eq!((first.block_m, first.block_n), (1, 2));
-    /// let first = SkinnyConfig::heuristic(SkinnyProduct::new(f16, 16, 4096, false, 32));
+    /// let first = SkinnyConfig::heuristic(SkinnyProduct::new(f16, [16, 4096, 4096], false, 32));
     /// assert_eq!((first.block_m, first.block_n, first.k_unroll), (4, 4, 1));
-    /// let first = SkinnyConfig::heuristic(SkinnyProduct::new(f16, 1, 4096, true, 32));
+    /// let first = SkinnyConfig::heuristic(SkinnyProduct::new(f16, [1, 4096, 1024], true, 32));
     /// assert_eq!((first.block_m, first.block_n), (1, 8));
-    /// let first = SkinnyConfig::heuristic(SkinnyProduct::new(f16, 16, 4096, true, 32));
+    /// // K long enough to split (AutoSplit::SKINNY): 128 blocks of 4 chunks, in 4 slices.
+    /// let first = SkinnyConfig::heuristic(SkinnyProduct::new(f16, [1, 4096, 14336], true, 32));
+    /// assert_eq!((first.block_m, first.block_n), (1, 32));
+    /// let first = SkinnyConfig::heuristic(SkinnyProduct::new(f16, [16, 4096, 4096], true, 32));
     /// assert_eq!((first.block_m, first.block_n), (4, 64));
     /// ```
     pub fn heuristic(product: SkinnyProduct) -> SkinnyConfig {
         let SkinnyProduct {
             m,
             n,
+            k,
             batch,
             b_row_major,
+            variant,
             ..
         } = product;
         let shape = SkinnyShape::new(product);
@@ -397,8 +405,18 @@ impl SkinnyConfig {
             } else {
                 (shape.lanes(&[8, 4, 2, 1]), Self::TARGET_WORKGROUPS)
             };
+            // Rows of A loaded as scalars, f32 sums: the planner splits K where the blocks
+            // are few (AutoSplit::SKINNY), so its slices count as workgroups here.
+            let splits =
+                shape.scalar_a(block_m) && batch <= 1 && variant.types.accumulate == DType::F32;
             let workgroups = |block_n: u32| {
-                m.max(1).div_ceil(block_m) as u64 * n.div_ceil(block_n) as u64 * batch.max(1) as u64
+                let tiles = m.max(1).div_ceil(block_m) as u64 * n.div_ceil(block_n) as u64;
+                let slices = splits
+                    .then(|| AutoSplit::SKINNY.slices(tiles, k))
+                    .flatten()
+                    .unwrap_or(1)
+                    .max(1);
+                tiles * batch.max(1) as u64 * slices as u64
             };
             let first = candidates
                 .iter()
@@ -411,6 +429,10 @@ impl SkinnyConfig {
                 shape.row_major_subgroups(),
                 shape.row_major_unroll(block_m),
             )
+        } else if block_m == 1 && shape.vector == 16 {
+            // 8-bit weights: four columns with one chunk each in flight (two columns with
+            // two chunks each left a tenth of the bandwidth unused on the H100).
+            shape.config(1, 4, shape.k_contiguous_subgroups(), 1)
         } else {
             let first_unroll = if block_m == 1 { 2 } else { 1 };
             shape.config(
@@ -477,8 +499,8 @@ impl SkinnyConfig {
 
 /// A product as the skinny kernel's heuristic and tuning see it
 /// ([`SkinnyConfig::heuristic`], [`SkinnyConfig::candidates`]): `batch` products of
-/// `m × n` of `variant`'s types, B row-major (`b_row_major`) or K-contiguous, on subgroups
-/// of `subgroup_size`.
+/// `m × n × k` of `variant`'s types, B row-major (`b_row_major`) or K-contiguous, on
+/// subgroups of `subgroup_size`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct SkinnyProduct {
@@ -488,6 +510,9 @@ pub struct SkinnyProduct {
     pub m: u32,
     /// Columns of C.
     pub n: u32,
+    /// Depth of the sums (rows of B): how far the planner may split them
+    /// ([`SkinnyConfig::heuristic`]).
+    pub k: u32,
     /// Products in the batch.
     pub batch: u32,
     /// Whether B is row-major (else K-contiguous).
@@ -497,11 +522,10 @@ pub struct SkinnyProduct {
 }
 
 impl SkinnyProduct {
-    /// One `m × n` product (a batch of 1).
+    /// One `m × n × k` product (a batch of 1).
     pub fn new(
         variant: KernelVariant,
-        m: u32,
-        n: u32,
+        [m, n, k]: [u32; 3],
         b_row_major: bool,
         subgroup_size: u32,
     ) -> SkinnyProduct {
@@ -509,6 +533,7 @@ impl SkinnyProduct {
             variant,
             m,
             n,
+            k,
             batch: 1,
             b_row_major,
             subgroup_size,
@@ -526,7 +551,7 @@ impl SkinnyProduct {
     /// ```
     /// use coopgemm::config::{KernelVariant, SkinnyProduct, SkinnyTile};
     /// let f16 = KernelVariant::embedded().find(|v| v.name == "gemm_skinny_f16_f32").unwrap();
-    /// let row_major = SkinnyProduct::new(f16, 1, 4096, true, 32);
+    /// let row_major = SkinnyProduct::new(f16, [1, 4096, 4096], true, 32);
     /// assert!(row_major.config("1x64x8x2".parse::<SkinnyTile>()?).is_some());
     /// // 12 columns are not whole vectors of 8 f16.
     /// assert!(row_major.config("1x12x8x2".parse::<SkinnyTile>()?).is_none());
@@ -862,7 +887,12 @@ mod tests {
                         for subgroup_size in [8, 32, 64] {
                             let product = SkinnyProduct {
                                 batch: 3,
-                                ..SkinnyProduct::new(variant, m, n, b_row_major, subgroup_size)
+                                ..SkinnyProduct::new(
+                                    variant,
+                                    [m, n, 14336],
+                                    b_row_major,
+                                    subgroup_size,
+                                )
                             };
                             let candidates = SkinnyConfig::candidates(product);
                             assert_eq!(

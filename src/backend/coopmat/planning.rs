@@ -191,8 +191,7 @@ impl CoopmatBackend {
             batch: g.batch,
             ..SkinnyProduct::new(
                 *variant,
-                g.m,
-                g.n,
+                [g.m, g.n, g.k],
                 gemm.b.order == Order::RowMajor,
                 self.subgroup_size(),
             )

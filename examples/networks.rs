@@ -110,7 +110,7 @@ fn time_runs(context: &Context, mut run: impl FnMut(), samples: usize) -> f64 {
         || context.wait(),
     )
     .expect("wait");
-    let per_sample = ((0.05 / estimate) as usize).clamp(1, 2000);
+    let per_sample = ((common::warm_up::BATCH_SECONDS / estimate) as usize).clamp(1, 2000);
     let mut times: Vec<f64> = (0..samples)
         .map(|_| {
             let started = Instant::now();

@@ -2,11 +2,12 @@
 // sets (src/mlp/sets.rs, wgsl/mlp/group_sets.wgsl; mlp_simt.wgsl does the same in WGSL).
 //
 // The kernel includes this after declaring binding 3 as `table[]` (uint), its push
-// constants `params` with `indexed, sets, slots_first, order_first` (SlotParams) and the
-// specialization constant `INDEXED` (false: no set indices, every set 0 as a constant). Where the
-// run has set indices, binding 3 is the run buffer: the layer table in its first words, then
-// per slot its row's set at `slots_first + slot` and its row at `order_first + slot`
-// (NO_ORDER: slot s is row s).
+// constants `params` with `sets, slots_first, order_first` (SlotParams; its `indexed` is
+// for the WGSL kernel, which has no specialization constant) and the specialization
+// constant `INDEXED` (whether the run has set indices; false: every set 0 as a constant).
+// Where the run has set indices, binding 3 is the run buffer: the layer table in its first
+// words, then per slot its row's set at `slots_first + slot` and its row at
+// `order_first + slot` (NO_ORDER: slot s is row s).
 
 const uint NO_ORDER = 0xffffffffu;
 
@@ -16,7 +17,7 @@ const uint NO_ORDER = 0xffffffffu;
 bool slot_row(uint slot, out uint row, out uint set) {
     row = slot;
     set = 0;
-    if (!INDEXED || params.indexed == 0) {
+    if (!INDEXED) {
         return true;
     }
     const uint index = table[params.slots_first + slot];

@@ -14,8 +14,8 @@ const MIN_SECONDS: f64 = 0.5;
 const MAX_SECONDS: f64 = 4.0;
 /// Two batches agree when their time per run differs by at most this fraction.
 const STEADY: f64 = 0.03;
-/// The length a batch aims at.
-const BATCH_SECONDS: f64 = 0.05;
+/// The length a batch aims at (and the benchmarks' timed samples).
+pub const BATCH_SECONDS: f64 = 0.05;
 
 /// Runs `run` back to back, `wait`ing after each batch, until the time per run is steady
 /// (or [`MAX_SECONDS`] have passed); returns the last batch's seconds per run (a wait

@@ -296,16 +296,7 @@ impl Context {
     ) -> Result<MlpPlan> {
         let plan = self.plan_mlp_for(mlp, buffers.io, true, buffers.set_indices.is_some())?;
         for (chunk, input, output) in buffers.bind_chunks(mlp.desc(), &self.device().limits())? {
-            let indices = mlp.bind_set_indices(self, &chunk)?;
-            mlp.inner.simt.record(
-                self,
-                mlp.desc(),
-                &chunk,
-                input,
-                output,
-                indices.map(|indices| (&mlp.inner.grouper, indices)),
-                encoder,
-            )?;
+            self.encode_simt_rows(mlp, &chunk, input, output, encoder)?;
         }
         Ok(plan)
     }
@@ -340,8 +331,6 @@ impl Context {
         input: BoundRange,
         output: BoundRange,
     ) -> Result<Vec<wgpu::CommandBuffer>> {
-        let indices = mlp.bind_set_indices(self, buffers)?;
-        let sets = indices.map(|indices| (&mlp.inner.grouper, indices));
         Ok(match kernel {
             // The plan chose the kernel, so the network has its copy.
             MlpKernel::Coopmat => kernel_copy(&mlp.inner.coopmat, kernel)?.record(
@@ -351,26 +340,44 @@ impl Context {
                 input,
                 output,
             )?,
-            MlpKernel::Coopvec => kernel_copy(&mlp.inner.coopvec, kernel)?
-                .record(self, buffers, input, output, sets)?,
+            MlpKernel::Coopvec => {
+                let indices = mlp.bind_set_indices(self, buffers)?;
+                let sets = indices.map(|indices| (&mlp.inner.grouper, indices));
+                kernel_copy(&mlp.inner.coopvec, kernel)?
+                    .record(self, buffers, input, output, sets)?
+            }
             MlpKernel::Simt => {
                 let mut encoder =
                     self.device()
                         .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                             label: Some("coopgemm network"),
                         });
-                mlp.inner.simt.record(
-                    self,
-                    mlp.desc(),
-                    buffers,
-                    input,
-                    output,
-                    sets,
-                    &mut encoder,
-                )?;
+                self.encode_simt_rows(mlp, buffers, input, output, &mut encoder)?;
                 vec![encoder.finish()]
             }
         })
+    }
+
+    /// Records the SIMT network over the rows of `buffers`, bound as `input` and `output`,
+    /// into `encoder`: the caller's ([`Context::encode_mlp`]) or one of the context's own.
+    fn encode_simt_rows(
+        &self,
+        mlp: &Mlp,
+        buffers: &MlpBuffers<'_>,
+        input: BoundRange,
+        output: BoundRange,
+        encoder: &mut wgpu::CommandEncoder,
+    ) -> Result<()> {
+        let indices = mlp.bind_set_indices(self, buffers)?;
+        mlp.inner.simt.record(
+            self,
+            mlp.desc(),
+            buffers,
+            input,
+            output,
+            indices.map(|indices| (&mlp.inner.grouper, indices)),
+            encoder,
+        )
     }
 
     /// Records and submits `mlp` on `buffers`; returns the plan it ran with and the

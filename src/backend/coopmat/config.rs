@@ -348,6 +348,12 @@ impl SkinnyConfig {
     /// Workgroups the heuristic wants before it stops narrowing the blocks: two per
     /// multiprocessor of a large GPU.
     const TARGET_WORKGROUPS: u64 = 256;
+    /// The same for 1 or 2 rows with B row-major (A loaded as scalars): three per
+    /// multiprocessor. On the H100 at N = 14336 (`examples/results/h100-2026-11-27-skinny/`)
+    /// 448 blocks four chunks wide ran as fast as 896 two wide with f16 (49.7 against 49.5
+    /// us) and much faster with 8-bit weights (30.6 against 44.6); at N = 4096 without a
+    /// split, 512 blocks of one chunk beat 256 of two.
+    const SCALAR_A_WORKGROUPS: u64 = 3 * Self::TARGET_WORKGROUPS / 2;
 
     /// Invocations per workgroup.
     pub fn workgroup_size(&self) -> u32 {
@@ -369,7 +375,7 @@ impl SkinnyConfig {
     /// than of B (one row of 8-bit weights: 4 columns, one chunk each in flight). With
     /// row-major B, up to 8 chunks side by side along a row of B (128 bytes) while the GPU
     /// still gets 256 workgroups, and for 1 or 2 rows, which load A as scalars, up to 4
-    /// while it gets 512, counting the slices the planner splits K into where the blocks are
+    /// while it gets 384, counting the slices the planner splits K into where the blocks are
     /// few (`AutoSplit::SKINNY`, f32 sums of one product).
     ///
     /// ```
@@ -401,7 +407,7 @@ impl SkinnyConfig {
         let block_m = shape.block_m;
         if b_row_major {
             let (candidates, target) = if shape.scalar_a(block_m) {
-                (shape.lanes(&[4, 2, 1]), 2 * Self::TARGET_WORKGROUPS)
+                (shape.lanes(&[4, 2, 1]), Self::SCALAR_A_WORKGROUPS)
             } else {
                 (shape.lanes(&[8, 4, 2, 1]), Self::TARGET_WORKGROUPS)
             };

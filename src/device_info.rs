@@ -57,6 +57,9 @@ pub struct CoopmatDeviceInfo {
     pub shared_memory_bytes: u32,
     /// `maxComputeWorkGroupInvocations`.
     pub max_workgroup_invocations: u32,
+    /// `maxComputeWorkgroupSubgroups`: the most subgroups of a required size one workgroup
+    /// may have (`u32::MAX` where the device does not say).
+    pub max_workgroup_subgroups: u32,
     /// `maxPushConstantsSize` in bytes.
     pub max_push_constant_bytes: u32,
     /// `maxComputeWorkGroupCount`.

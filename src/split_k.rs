@@ -78,19 +78,6 @@ impl AutoSplit {
         workgroups: TARGET_WORKGROUPS / 2,
     };
 
-    /// The skinny kernel (GEMMs of a few rows, B streamed once): at most 128 workgroups
-    /// (rows of B 4 chunks of 16 bytes wide leave 128 of them at N = 4096 with f16), split
-    /// to about 512. On the H100 (1 row, f16, B row-major, GPU time,
-    /// `examples/results/h100-2026-11-27-skinny/`): 1 x 4096 x 14336 on 1x32 blocks took
-    /// 55 us in 4 slices and 54 in 8, against 63 on 512 workgroups of 1x8 unsplit and 114
-    /// on 1x32 unsplit; 1 x 4096 x 4096 16 us in 4 slices against 21; at N = 14336 (448
-    /// blocks of 1x32, 896 of 1x16) splitting lost (50 us unsplit, 55 in 4).
-    pub(crate) const SKINNY: AutoSplit = AutoSplit {
-        max_tiles: TARGET_WORKGROUPS / 2,
-        min_k: 2 * MIN_SLICE_K,
-        workgroups: 2 * TARGET_WORKGROUPS,
-    };
-
     /// Every policy's `min_k` is at least this (SIMT's is the shortest).
     const SHORTEST_K: u32 = AutoSplit::SIMT.min_k;
 
@@ -103,14 +90,13 @@ impl AutoSplit {
             KernelConfig::Coopmat(CoopmatPlan::WorkgroupScope(tile)) if tile.is_few_rows_tile() => {
                 Some(AutoSplit::FEW_ROWS)
             }
-            KernelConfig::Coopmat(CoopmatPlan::Skinny(_)) => Some(AutoSplit::SKINNY),
             KernelConfig::Coopmat(_) => Some(AutoSplit::COOPMAT),
             KernelConfig::WgslCoopmat(_) => None,
         }
     }
 
     /// Slices for a GEMM of `tiles` output tiles and depth `k`, before the limits.
-    pub(crate) fn slices(&self, tiles: u64, k: u32) -> Option<u32> {
+    fn slices(&self, tiles: u64, k: u32) -> Option<u32> {
         if tiles > self.max_tiles || k < self.min_k {
             return None;
         }
@@ -475,11 +461,6 @@ mod tests {
         assert_eq!(split(64, 4096, 4096, (64, 64), AutoSplit::SIMT), Some(4));
         assert_eq!(split(64, 4096, 2047, (64, 64), AutoSplit::SIMT), None);
         assert_eq!(split(4096, 4096, 4096, (64, 64), AutoSplit::SIMT), None);
-        // The skinny kernel: 128 blocks of one row in 4 slices, 448 unsplit.
-        assert_eq!(split(1, 4096, 14336, (1, 32), AutoSplit::SKINNY), Some(4));
-        assert_eq!(split(1, 4096, 4096, (1, 32), AutoSplit::SKINNY), Some(4));
-        assert_eq!(split(1, 14336, 4096, (1, 32), AutoSplit::SKINNY), None);
-        assert_eq!(split(1, 4096, 1024, (1, 32), AutoSplit::SKINNY), None);
         // Nothing automatic without a policy, while a forced count always splits.
         let gemm = Gemm::new(64, 64, 4096).resolve().unwrap();
         assert!(SplitK::choose(
@@ -503,12 +484,7 @@ mod tests {
 
     #[test]
     fn no_policy_splits_below_the_shortest_k() {
-        for policy in [
-            AutoSplit::SIMT,
-            AutoSplit::COOPMAT,
-            AutoSplit::FEW_ROWS,
-            AutoSplit::SKINNY,
-        ] {
+        for policy in [AutoSplit::SIMT, AutoSplit::COOPMAT, AutoSplit::FEW_ROWS] {
             assert!(policy.min_k >= AutoSplit::SHORTEST_K, "{policy:?}");
         }
     }

@@ -347,6 +347,10 @@ pub(crate) fn query(device: &wgpu::Device) -> Option<CoopmatDeviceInfo> {
         max_subgroup_size,
         shared_memory_bytes: limits.max_compute_shared_memory_size,
         max_workgroup_invocations: limits.max_compute_work_group_invocations,
+        max_workgroup_subgroups: match size_control.max_compute_workgroup_subgroups {
+            0 => u32::MAX,
+            subgroups => subgroups,
+        },
         max_push_constant_bytes: limits.max_push_constants_size,
         max_workgroup_count: limits.max_compute_work_group_count,
         device_name,

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # H100: the host time a caller waits per GEMM, Context::run against a GEMM prepared once
 # (Context::prepare_gemm / run_prepared, one and eight per submission), on decode shapes and
-# 4096^3 (or SHAPES), each also on GPU timestamps (what the kernels take). First the
-# prepared-GEMM suite on real cooperative matrices (SUITE=0 skips it). Stage with
+# 4096^3 (or SHAPES; B column-major, or LAYOUTS: one layout per run), each also on GPU
+# timestamps (what the kernels take). First the prepared-GEMM suite on real cooperative
+# matrices (SUITE=0 skips it). Stage with
 #   ../shared/device/prepare.sh --test prepared --test skinny --example bench
 # Writes host-<mode>.json and prepared-tests.txt to $OUT.
 set -u
@@ -22,7 +23,7 @@ for mode in gpu wall prepared batch; do
         batch) flags="--wall-clock --prepared 8" ;;
     esac
     echo "== $mode"
-    timeout 200 $B/bench --shapes $shapes --dtypes f16,f16acc16 --backends coopmat --b-layouts column \
+    timeout 200 $B/bench --shapes $shapes --dtypes f16,f16acc16 --backends coopmat --b-layouts ${LAYOUTS:-column} \
         --no-tune --runs 20 -q $flags --json $OUT/host-$mode.json 2>&1 | grep -vE "^\[|^wrote" | cut -c1-150
 done
 python3 - "$OUT" <<'PY'

@@ -5,7 +5,6 @@
 use std::fmt;
 
 use super::forced::SkinnyTile;
-use crate::split_k::AutoSplit;
 use crate::types::{CoopmatShape, DType, GemmTypes};
 
 /// One SPIR-V build of the kernel, for one type combination.
@@ -348,12 +347,17 @@ impl SkinnyConfig {
     /// Workgroups the heuristic wants before it stops narrowing the blocks: two per
     /// multiprocessor of a large GPU.
     const TARGET_WORKGROUPS: u64 = 256;
-    /// The same for 1 or 2 rows with B row-major (A loaded as scalars): three per
-    /// multiprocessor. On the H100 at N = 14336 (`examples/results/h100-2026-11-27-skinny/`)
-    /// 448 blocks four chunks wide ran as fast as 896 two wide with f16 (49.7 against 49.5
-    /// us) and much faster with 8-bit weights (30.6 against 44.6); at N = 4096 without a
-    /// split, 512 blocks of one chunk beat 256 of two.
-    const SCALAR_A_WORKGROUPS: u64 = 3 * Self::TARGET_WORKGROUPS / 2;
+    /// The fewest blocks the heuristic leaves 1 or 2 rows with B row-major (A loaded as
+    /// scalars) before it narrows their rows of B below 4 chunks (64 bytes)...
+    pub const SCALAR_A_BLOCKS: u64 = 128;
+    /// ...and the invocations it brings them to, with up to 1024 per workgroup (at least
+    /// 256), each summing fewer rows of B. On the H100 (f16, GPU time,
+    /// `examples/results/h100-2026-11-27-skinny/`): 1 x 4096 x 14336 on 128 blocks of 1x32
+    /// took 49.4 us with 32 subgroups each (2.38 TB/s), 113.5 with 8; 1 x 4096 x 4096 11.8
+    /// against 21.6; 512 blocks of 1x8 with 8 subgroups (the heuristic before) 63 and 21;
+    /// split along K into 4 or 8 slices instead, 55 and 16 on the GPU but 20-30 us more per
+    /// GEMM on the host. At N = 14336 (448 blocks of 1x32, 8 subgroups) 49.7.
+    pub const SCALAR_A_INVOCATIONS: u64 = 512 * 256;
 
     /// Invocations per workgroup.
     pub fn workgroup_size(&self) -> u32 {
@@ -374,60 +378,54 @@ impl SkinnyConfig {
     /// workgroup takes as many columns as rows (at least 2), so that it reads no more of A
     /// than of B (one row of 8-bit weights: 4 columns, one chunk each in flight). With
     /// row-major B, up to 8 chunks side by side along a row of B (128 bytes) while the GPU
-    /// still gets 256 workgroups, and for 1 or 2 rows, which load A as scalars, up to 4
-    /// while it gets 384, counting the slices the planner splits K into where the blocks are
-    /// few (`AutoSplit::SKINNY`, f32 sums of one product).
+    /// still gets 256 workgroups; for 1 or 2 rows, which load A as scalars, up to 4 chunks
+    /// while that leaves 128 blocks, each block's rows of B spread over up to 1024
+    /// invocations ([`Self::SCALAR_A_INVOCATIONS`] in all).
     ///
     /// ```
     /// use coopgemm::config::{KernelVariant, SkinnyConfig, SkinnyProduct};
     /// let f16 = KernelVariant::embedded().find(|v| v.name == "gemm_skinny_f16_f32").unwrap();
-    /// let first = SkinnyConfig::heuristic(SkinnyProduct::new(f16, [1, 14336, 4096], false, 32));
+    /// let first = SkinnyConfig::heuristic(SkinnyProduct::new(f16, 1, 14336, false, 32));
     /// assert_eq!((first.block_m, first.block_n), (1, 2));
-    /// let first = SkinnyConfig::heuristic(SkinnyProduct::new(f16, [16, 4096, 4096], false, 32));
+    /// let first = SkinnyConfig::heuristic(SkinnyProduct::new(f16, 16, 4096, false, 32));
     /// assert_eq!((first.block_m, first.block_n, first.k_unroll), (4, 4, 1));
-    /// let first = SkinnyConfig::heuristic(SkinnyProduct::new(f16, [1, 4096, 1024], true, 32));
-    /// assert_eq!((first.block_m, first.block_n), (1, 8));
-    /// // K long enough to split (AutoSplit::SKINNY): 128 blocks of 4 chunks, in 4 slices.
-    /// let first = SkinnyConfig::heuristic(SkinnyProduct::new(f16, [1, 4096, 14336], true, 32));
-    /// assert_eq!((first.block_m, first.block_n), (1, 32));
-    /// let first = SkinnyConfig::heuristic(SkinnyProduct::new(f16, [16, 4096, 4096], true, 32));
+    /// // One row, B row-major: 128 blocks of 4 chunks, 32 subgroups each.
+    /// let first = SkinnyConfig::heuristic(SkinnyProduct::new(f16, 1, 4096, true, 32));
+    /// assert_eq!((first.block_m, first.block_n, first.subgroups), (1, 32, 32));
+    /// let first = SkinnyConfig::heuristic(SkinnyProduct::new(f16, 1, 14336, true, 32));
+    /// assert_eq!((first.block_m, first.block_n, first.subgroups), (1, 32, 8));
+    /// let first = SkinnyConfig::heuristic(SkinnyProduct::new(f16, 16, 4096, true, 32));
     /// assert_eq!((first.block_m, first.block_n), (4, 64));
     /// ```
     pub fn heuristic(product: SkinnyProduct) -> SkinnyConfig {
         let SkinnyProduct {
             m,
             n,
-            k,
             batch,
             b_row_major,
-            variant,
             ..
         } = product;
         let shape = SkinnyShape::new(product);
         let block_m = shape.block_m;
-        if b_row_major {
-            let (candidates, target) = if shape.scalar_a(block_m) {
-                (shape.lanes(&[4, 2, 1]), Self::SCALAR_A_WORKGROUPS)
-            } else {
-                (shape.lanes(&[8, 4, 2, 1]), Self::TARGET_WORKGROUPS)
-            };
-            // Rows of A loaded as scalars, f32 sums: the planner splits K where the blocks
-            // are few (AutoSplit::SKINNY), so its slices count as workgroups here.
-            let splits =
-                shape.scalar_a(block_m) && batch <= 1 && variant.types.accumulate == DType::F32;
-            let workgroups = |block_n: u32| {
-                let tiles = m.max(1).div_ceil(block_m) as u64 * n.div_ceil(block_n) as u64;
-                let slices = splits
-                    .then(|| AutoSplit::SKINNY.slices(tiles, k))
-                    .flatten()
-                    .unwrap_or(1)
-                    .max(1);
-                tiles * batch.max(1) as u64 * slices as u64
-            };
-            let first = candidates
-                .iter()
-                .copied()
-                .find(|&l| workgroups(l * shape.vector) >= target)
+        let blocks = |block_n: u32| {
+            m.max(1).div_ceil(block_m) as u64 * n.div_ceil(block_n) as u64 * batch.max(1) as u64
+        };
+        if b_row_major && shape.scalar_a(block_m) {
+            // Rows of B up to 4 chunks wide while that leaves enough blocks, and the rows of
+            // B of each block spread over as many subgroups as bring the GPU to its target.
+            let lanes = shape
+                .lanes(&[4, 2, 1])
+                .into_iter()
+                .find(|&l| blocks(l * shape.vector) >= Self::SCALAR_A_BLOCKS)
+                .unwrap_or(1);
+            let block_n = lanes * shape.vector;
+            let subgroups = shape.scalar_a_subgroups(blocks(block_n));
+            shape.config(block_m, block_n, subgroups, shape.row_major_unroll(block_m))
+        } else if b_row_major {
+            let first = shape
+                .lanes(&[8, 4, 2, 1])
+                .into_iter()
+                .find(|&l| blocks(l * shape.vector) >= Self::TARGET_WORKGROUPS)
                 .unwrap_or(1);
             shape.config(
                 block_m,
@@ -479,6 +477,11 @@ impl SkinnyConfig {
                         subgroups.div_ceil(2),
                         2 * unroll,
                     ));
+                    if shape.scalar_a(bm) {
+                        // The widest workgroups, each summing the fewest rows of B.
+                        let most = shape.scalar_a_subgroups(1);
+                        list.push(shape.config(bm, lanes * shape.vector, most, unroll));
+                    }
                 }
             } else {
                 let subgroups = shape.k_contiguous_subgroups();
@@ -505,8 +508,8 @@ impl SkinnyConfig {
 
 /// A product as the skinny kernel's heuristic and tuning see it
 /// ([`SkinnyConfig::heuristic`], [`SkinnyConfig::candidates`]): `batch` products of
-/// `m × n × k` of `variant`'s types, B row-major (`b_row_major`) or K-contiguous, on
-/// subgroups of `subgroup_size`.
+/// `m × n` of `variant`'s types, B row-major (`b_row_major`) or K-contiguous, on subgroups
+/// of `subgroup_size`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct SkinnyProduct {
@@ -516,9 +519,6 @@ pub struct SkinnyProduct {
     pub m: u32,
     /// Columns of C.
     pub n: u32,
-    /// Depth of the sums (rows of B): how far the planner may split them
-    /// ([`SkinnyConfig::heuristic`]).
-    pub k: u32,
     /// Products in the batch.
     pub batch: u32,
     /// Whether B is row-major (else K-contiguous).
@@ -528,10 +528,11 @@ pub struct SkinnyProduct {
 }
 
 impl SkinnyProduct {
-    /// One `m × n × k` product (a batch of 1).
+    /// One `m × n` product (a batch of 1).
     pub fn new(
         variant: KernelVariant,
-        [m, n, k]: [u32; 3],
+        m: u32,
+        n: u32,
         b_row_major: bool,
         subgroup_size: u32,
     ) -> SkinnyProduct {
@@ -539,7 +540,6 @@ impl SkinnyProduct {
             variant,
             m,
             n,
-            k,
             batch: 1,
             b_row_major,
             subgroup_size,
@@ -557,7 +557,7 @@ impl SkinnyProduct {
     /// ```
     /// use coopgemm::config::{KernelVariant, SkinnyProduct, SkinnyTile};
     /// let f16 = KernelVariant::embedded().find(|v| v.name == "gemm_skinny_f16_f32").unwrap();
-    /// let row_major = SkinnyProduct::new(f16, [1, 4096, 4096], true, 32);
+    /// let row_major = SkinnyProduct::new(f16, 1, 4096, true, 32);
     /// assert!(row_major.config("1x64x8x2".parse::<SkinnyTile>()?).is_some());
     /// // 12 columns are not whole vectors of 8 f16.
     /// assert!(row_major.config("1x12x8x2".parse::<SkinnyTile>()?).is_none());
@@ -646,6 +646,17 @@ impl SkinnyShape {
 
     fn row_major_subgroups(&self) -> u32 {
         (256 / self.subgroup_size).max(1)
+    }
+
+    /// Subgroups per workgroup for `blocks` blocks of A-as-scalars rows: enough for
+    /// [`SkinnyConfig::SCALAR_A_INVOCATIONS`] in all, a power of two, 256 to 1024
+    /// invocations per workgroup and at most 32 subgroups (what devices allow of a required
+    /// subgroup size: `maxComputeWorkgroupSubgroups` is 32 on lavapipe's 8-wide subgroups).
+    fn scalar_a_subgroups(&self, blocks: u64) -> u32 {
+        let most = (1024 / self.subgroup_size).clamp(1, 32);
+        let wanted = SkinnyConfig::SCALAR_A_INVOCATIONS / blocks.max(1) / self.subgroup_size as u64;
+        let wanted = wanted.clamp(self.row_major_subgroups() as u64, most as u64) as u32;
+        1 << wanted.ilog2()
     }
 
     fn k_contiguous_subgroups(&self) -> u32 {
@@ -893,12 +904,7 @@ mod tests {
                         for subgroup_size in [8, 32, 64] {
                             let product = SkinnyProduct {
                                 batch: 3,
-                                ..SkinnyProduct::new(
-                                    variant,
-                                    [m, n, 14336],
-                                    b_row_major,
-                                    subgroup_size,
-                                )
+                                ..SkinnyProduct::new(variant, m, n, b_row_major, subgroup_size)
                             };
                             let candidates = SkinnyConfig::candidates(product);
                             assert_eq!(

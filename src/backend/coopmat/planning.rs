@@ -191,16 +191,19 @@ impl CoopmatBackend {
             batch: g.batch,
             ..SkinnyProduct::new(
                 *variant,
-                [g.m, g.n, g.k],
+                g.m,
+                g.n,
                 gemm.b.order == Order::RowMajor,
                 self.subgroup_size(),
             )
         })
     }
 
-    /// Whether the device runs `config` on `gemm`: workgroup size, shared memory, grid.
+    /// Whether the device runs `config` on `gemm`: workgroup size, subgroups of the
+    /// required size per workgroup, shared memory, grid.
     fn skinny_fits(&self, gemm: &ResolvedGemm, config: &SkinnyConfig) -> bool {
         config.workgroup_size() <= self.info.max_workgroup_invocations
+            && config.subgroups <= self.info.max_workgroup_subgroups
             && config.shared_memory_bytes() <= self.info.shared_memory_bytes
             && row_block_grid(gemm, (config.block_m, config.block_n), self.grid_limits()).is_ok()
     }

@@ -5,7 +5,7 @@
 //! buffers between layers; one forward pass is one submission.
 //!
 //! ```text
-//! cargo run --release --example mlp -- [--batch 256] [--types f16-f32-f16|f32] [--iterations 50] [--no-pack]
+//! cargo run --release --example mlp_gemms -- [--batch 256] [--types f16-f32-f16|f32] [--iterations 50] [--no-pack]
 //! ```
 //! For every backend that can run the layers here it prints the time per batch, then checks
 //! each layer against the CPU reference (fed with the GPU's own input to that layer, so each
@@ -31,7 +31,7 @@ const LAYERS: [(u32, u32, Activation); 3] = [
 /// Runs a batch x 784 -> 512 -> 512 -> 10 MLP (bias and ReLU fused, pre-packed weights) on
 /// every backend that can, and checks each layer against the CPU reference.
 #[derive(clap::Parser, Debug)]
-#[command(name = "mlp", version, args_override_self = true)]
+#[command(name = "mlp_gemms", version, args_override_self = true)]
 struct Args {
     /// Rows per batch
     #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..))]

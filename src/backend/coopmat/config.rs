@@ -348,16 +348,19 @@ impl SkinnyConfig {
     /// multiprocessor of a large GPU.
     const TARGET_WORKGROUPS: u64 = 256;
     /// The fewest blocks the heuristic leaves 1 or 2 rows with B row-major (A loaded as
-    /// scalars) before it narrows their rows of B below 4 chunks (64 bytes)...
+    /// scalars) before it narrows their rows of B (from 8 chunks, 128 bytes)...
     pub const SCALAR_A_BLOCKS: u64 = 128;
     /// ...and the invocations it brings them to, with up to 1024 per workgroup (at least
-    /// 256), each summing fewer rows of B. On the H100 (f16, GPU time,
-    /// `examples/results/h100-2026-11-27-skinny/`): 1 x 4096 x 14336 on 128 blocks of 1x32
-    /// took 49.4 us with 32 subgroups each (2.38 TB/s), 113.5 with 8; 1 x 4096 x 4096 11.8
-    /// against 21.6; 512 blocks of 1x8 with 8 subgroups (the heuristic before) 63 and 21;
-    /// split along K into 4 or 8 slices instead, 55 and 16 on the GPU but 20-30 us more per
-    /// GEMM on the host. At N = 14336 (448 blocks of 1x32, 8 subgroups) 49.7.
-    pub const SCALAR_A_INVOCATIONS: u64 = 512 * 256;
+    /// 256), each summing fewer rows of B. On the H100 (GPU time,
+    /// `examples/results/h100-2026-11-27-skinny/`), f16: 1 x 4096 x 14336 on 128 blocks of
+    /// 1x32 took 49.4 us with 32 subgroups each (2.38 TB/s), 113.5 with 8; 1 x 4096 x 4096
+    /// 11.8 against 21.6; 512 blocks of 1x8 with 8 subgroups (the heuristic before) 63 and
+    /// 21; split along K into 4 or 8 slices instead, 55 and 16 on the GPU but 20-30 us more
+    /// per GEMM on the host. 1 x 14336 x 4096 on 224 blocks of 1x64 with 32 subgroups 44.1
+    /// (2.66 TB/s), with 16 48.9, 448 of 1x32 with 8 51.1. 8-bit weights: 1x32 with 32
+    /// subgroups 31.0 at N = 4096 (1x16 with 8 before: 44.0), 1x64 with 32 31.1 at N =
+    /// 14336 (with 16: 29.6; 1x16 with 8 before: 44.7).
+    pub const SCALAR_A_INVOCATIONS: u64 = 1024 * 256;
 
     /// Invocations per workgroup.
     pub fn workgroup_size(&self) -> u32 {
@@ -378,8 +381,8 @@ impl SkinnyConfig {
     /// workgroup takes as many columns as rows (at least 2), so that it reads no more of A
     /// than of B (one row of 8-bit weights: 4 columns, one chunk each in flight). With
     /// row-major B, up to 8 chunks side by side along a row of B (128 bytes) while the GPU
-    /// still gets 256 workgroups; for 1 or 2 rows, which load A as scalars, up to 4 chunks
-    /// while that leaves 128 blocks, each block's rows of B spread over up to 1024
+    /// still gets 256 workgroups; for 1 or 2 rows, which load A as scalars, the same while
+    /// that leaves 128 blocks, each block's rows of B spread over up to 1024
     /// invocations ([`Self::SCALAR_A_INVOCATIONS`] in all).
     ///
     /// ```
@@ -393,7 +396,7 @@ impl SkinnyConfig {
     /// let first = SkinnyConfig::heuristic(SkinnyProduct::new(f16, 1, 4096, true, 32));
     /// assert_eq!((first.block_m, first.block_n, first.subgroups), (1, 32, 32));
     /// let first = SkinnyConfig::heuristic(SkinnyProduct::new(f16, 1, 14336, true, 32));
-    /// assert_eq!((first.block_m, first.block_n, first.subgroups), (1, 32, 8));
+    /// assert_eq!((first.block_m, first.block_n, first.subgroups), (1, 64, 32));
     /// let first = SkinnyConfig::heuristic(SkinnyProduct::new(f16, 16, 4096, true, 32));
     /// assert_eq!((first.block_m, first.block_n), (4, 64));
     /// ```
@@ -411,10 +414,10 @@ impl SkinnyConfig {
             m.max(1).div_ceil(block_m) as u64 * n.div_ceil(block_n) as u64 * batch.max(1) as u64
         };
         if b_row_major && shape.scalar_a(block_m) {
-            // Rows of B up to 4 chunks wide while that leaves enough blocks, and the rows of
+            // Rows of B up to 8 chunks wide while that leaves enough blocks, and the rows of
             // B of each block spread over as many subgroups as bring the GPU to its target.
             let lanes = shape
-                .lanes(&[4, 2, 1])
+                .lanes(&[8, 4, 2, 1])
                 .into_iter()
                 .find(|&l| blocks(l * shape.vector) >= Self::SCALAR_A_BLOCKS)
                 .unwrap_or(1);

@@ -344,23 +344,26 @@ impl SkinnyConfig {
     const HEURISTIC_BLOCK_M: u32 = 4;
     /// The most partial sums one invocation keeps.
     const MAX_SUMS: u32 = 64;
-    /// Workgroups the heuristic wants before it stops narrowing the blocks: two per
-    /// multiprocessor of a large GPU.
-    const TARGET_WORKGROUPS: u64 = 256;
-    /// The fewest blocks the heuristic leaves 1 or 2 rows with B row-major (A loaded as
-    /// scalars) before it narrows their rows of B (from 8 chunks, 128 bytes)...
-    pub const SCALAR_A_BLOCKS: u64 = 128;
-    /// ...and the invocations it brings them to, with up to 1024 per workgroup (at least
-    /// 256), each summing fewer rows of B. On the H100 (GPU time,
-    /// `examples/results/h100-2026-11-27-skinny/`), f16: 1 x 4096 x 14336 on 128 blocks of
-    /// 1x32 took 49.4 us with 32 subgroups each (2.38 TB/s), 113.5 with 8; 1 x 4096 x 4096
-    /// 11.8 against 21.6; 512 blocks of 1x8 with 8 subgroups (the heuristic before) 63 and
-    /// 21; split along K into 4 or 8 slices instead, 55 and 16 on the GPU but 20-30 us more
-    /// per GEMM on the host. 1 x 14336 x 4096 on 224 blocks of 1x64 with 32 subgroups 44.1
-    /// (2.66 TB/s), with 16 48.9, 448 of 1x32 with 8 51.1. 8-bit weights: 1x32 with 32
-    /// subgroups 31.0 at N = 4096 (1x16 with 8 before: 44.0), 1x64 with 32 31.1 at N =
-    /// 14336 (with 16: 29.6; 1x16 with 8 before: 44.7).
+    /// With B row-major: the fewest blocks the heuristic leaves before it narrows their rows
+    /// of B (from 8 chunks, 128 bytes)...
+    pub const ROW_MAJOR_BLOCKS: u64 = 128;
+    /// ...and the invocations it brings 1 or 2 rows (A loaded as scalars) to, with up to
+    /// 1024 per workgroup (at least 256), each summing fewer rows of B. On the H100 (GPU
+    /// time, `examples/results/h100-2026-11-27-skinny/`), f16: 1 x 4096 x 14336 on 128
+    /// blocks of 1x32 took 49.4 us with 32 subgroups each (2.38 TB/s), 113.5 with 8;
+    /// 1 x 4096 x 4096 11.8 against 21.6; 512 blocks of 1x8 with 8 subgroups (the heuristic
+    /// before) 63 and 21; split along K into 4 or 8 slices instead, 55 and 16 on the GPU but
+    /// 20-30 us more per GEMM on the host. 1 x 14336 x 4096 on 224 blocks of 1x64 with 32
+    /// subgroups 44.1 (2.66 TB/s), with 16 48.9, 448 of 1x32 with 8 51.1. 8-bit weights:
+    /// 1x32 with 32 subgroups 31.0 at N = 4096 (1x16 with 8 before: 44.0), 1x64 with 32
+    /// 31.1 at N = 14336 (with 16: 29.6; 1x16 with 8 before: 44.7).
     pub const SCALAR_A_INVOCATIONS: u64 = 1024 * 256;
+    /// The same for more rows per block (A in 16-byte chunks, 16 sums per invocation and
+    /// row): 4 x 4096 x 14336 on 128 blocks of 4x32 with 16 subgroups 57.3 us (73.4 on 256
+    /// blocks of 4x16 with 8 before; 150 with 32), 4 x 14336 x 4096 on 224 blocks of 4x64
+    /// with 8 51.4 (59.3 on 448 of 4x32 before), 8 x 4096 x 14336 on 128 of 4x64 with 16
+    /// 71.1 (68.9 on 256 of 4x32 with 8 before).
+    pub const ROW_BLOCK_INVOCATIONS: u64 = 256 * 256;
 
     /// Invocations per workgroup.
     pub fn workgroup_size(&self) -> u32 {
@@ -380,10 +383,10 @@ impl SkinnyConfig {
     /// from L2 save), split evenly and rounded up to a power of two. With K-contiguous B a
     /// workgroup takes as many columns as rows (at least 2), so that it reads no more of A
     /// than of B (one row of 8-bit weights: 4 columns, one chunk each in flight). With
-    /// row-major B, up to 8 chunks side by side along a row of B (128 bytes) while the GPU
-    /// still gets 256 workgroups; for 1 or 2 rows, which load A as scalars, the same while
-    /// that leaves 128 blocks, each block's rows of B spread over up to 1024
-    /// invocations ([`Self::SCALAR_A_INVOCATIONS`] in all).
+    /// row-major B, up to 8 chunks side by side along a row of B (128 bytes) while that
+    /// leaves [`Self::ROW_MAJOR_BLOCKS`] blocks, each block's rows of B spread over up to 1024
+    /// invocations ([`Self::SCALAR_A_INVOCATIONS`] in all for 1 or 2 rows, which load A as
+    /// scalars, [`Self::ROW_BLOCK_INVOCATIONS`] for more).
     ///
     /// ```
     /// use coopgemm::config::{KernelVariant, SkinnyConfig, SkinnyProduct};
@@ -397,8 +400,9 @@ impl SkinnyConfig {
     /// assert_eq!((first.block_m, first.block_n, first.subgroups), (1, 32, 32));
     /// let first = SkinnyConfig::heuristic(SkinnyProduct::new(f16, 1, 14336, true, 32));
     /// assert_eq!((first.block_m, first.block_n, first.subgroups), (1, 64, 32));
+    /// // 16 rows, B row-major: 4 blocks of rows times 64 of 8 chunks, 8 subgroups each.
     /// let first = SkinnyConfig::heuristic(SkinnyProduct::new(f16, 16, 4096, true, 32));
-    /// assert_eq!((first.block_m, first.block_n), (4, 64));
+    /// assert_eq!((first.block_m, first.block_n, first.subgroups), (4, 64, 8));
     /// ```
     pub fn heuristic(product: SkinnyProduct) -> SkinnyConfig {
         let SkinnyProduct {
@@ -413,29 +417,17 @@ impl SkinnyConfig {
         let blocks = |block_n: u32| {
             m.max(1).div_ceil(block_m) as u64 * n.div_ceil(block_n) as u64 * batch.max(1) as u64
         };
-        if b_row_major && shape.scalar_a(block_m) {
+        if b_row_major {
             // Rows of B up to 8 chunks wide while that leaves enough blocks, and the rows of
             // B of each block spread over as many subgroups as bring the GPU to its target.
             let lanes = shape
                 .lanes(&[8, 4, 2, 1])
                 .into_iter()
-                .find(|&l| blocks(l * shape.vector) >= Self::SCALAR_A_BLOCKS)
+                .find(|&l| blocks(l * shape.vector) >= Self::ROW_MAJOR_BLOCKS)
                 .unwrap_or(1);
             let block_n = lanes * shape.vector;
-            let subgroups = shape.scalar_a_subgroups(blocks(block_n));
+            let subgroups = shape.row_major_subgroups_for(block_m, blocks(block_n));
             shape.config(block_m, block_n, subgroups, shape.row_major_unroll(block_m))
-        } else if b_row_major {
-            let first = shape
-                .lanes(&[8, 4, 2, 1])
-                .into_iter()
-                .find(|&l| blocks(l * shape.vector) >= Self::TARGET_WORKGROUPS)
-                .unwrap_or(1);
-            shape.config(
-                block_m,
-                first * shape.vector,
-                shape.row_major_subgroups(),
-                shape.row_major_unroll(block_m),
-            )
         } else if block_m == 1 && shape.vector == 16 {
             // 8-bit weights: four columns with one chunk each in flight (two columns with
             // two chunks each left a tenth of the bandwidth unused on the H100).
@@ -482,7 +474,7 @@ impl SkinnyConfig {
                     ));
                     if shape.scalar_a(bm) {
                         // The widest workgroups, each summing the fewest rows of B.
-                        let most = shape.scalar_a_subgroups(1);
+                        let most = shape.row_major_subgroups_for(bm, 1);
                         list.push(shape.config(bm, lanes * shape.vector, most, unroll));
                     }
                 }
@@ -651,13 +643,19 @@ impl SkinnyShape {
         (256 / self.subgroup_size).max(1)
     }
 
-    /// Subgroups per workgroup for `blocks` blocks of A-as-scalars rows: enough for
-    /// [`SkinnyConfig::SCALAR_A_INVOCATIONS`] in all, a power of two, 256 to 1024
+    /// Subgroups per workgroup for `blocks` blocks of `block_m` rows with B row-major:
+    /// enough for [`SkinnyConfig::SCALAR_A_INVOCATIONS`] in all (1 or 2 rows, A loaded as
+    /// scalars) or [`SkinnyConfig::ROW_BLOCK_INVOCATIONS`], a power of two, 256 to 1024
     /// invocations per workgroup and at most 32 subgroups (what devices allow of a required
     /// subgroup size: `maxComputeWorkgroupSubgroups` is 32 on lavapipe's 8-wide subgroups).
-    fn scalar_a_subgroups(&self, blocks: u64) -> u32 {
+    fn row_major_subgroups_for(&self, block_m: u32, blocks: u64) -> u32 {
+        let invocations = if self.scalar_a(block_m) {
+            SkinnyConfig::SCALAR_A_INVOCATIONS
+        } else {
+            SkinnyConfig::ROW_BLOCK_INVOCATIONS
+        };
         let most = (1024 / self.subgroup_size).clamp(1, 32);
-        let wanted = SkinnyConfig::SCALAR_A_INVOCATIONS / blocks.max(1) / self.subgroup_size as u64;
+        let wanted = invocations / blocks.max(1) / self.subgroup_size as u64;
         let wanted = wanted.clamp(self.row_major_subgroups() as u64, most as u64) as u32;
         1 << wanted.ilog2()
     }

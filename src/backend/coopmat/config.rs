@@ -540,9 +540,7 @@ impl SkinnyProduct {
             subgroup_size,
         }
     }
-}
 
-impl SkinnyProduct {
     /// The configuration of `tile` for this product, where the kernel can run it: at most
     /// [`SkinnyConfig::MAX_BLOCK_M`] rows, and a partial sum per row and column (B
     /// K-contiguous) or per row and vector element (B row-major) within the kernel's

@@ -1,7 +1,7 @@
 //! The configurations a caller forces on the cooperative-matrix backend
 //! ([`KernelOverrides`](crate::KernelOverrides)): the coopmat2 tile and skinny tile types,
-//! the parsers of the forced tiles and tiling, and the backend's view of them. Compiled on every platform, like
-//! `config.rs`.
+//! the parsers of the forced tiles and tiling, and the backend's view of them. Compiled on
+//! every platform, like `config.rs`.
 
 use super::config::{CoopmatPlan, CoopmatTiling, SkinnyConfig};
 
@@ -110,7 +110,7 @@ impl std::str::FromStr for SkinnyTile {
         let numbers: Option<Vec<u32>> = text.split('x').map(|p| p.parse().ok()).collect();
         match numbers.as_deref() {
             Some(&[block_m, block_n, subgroups, k_unroll])
-                if !numbers.as_ref().is_some_and(|n| n.contains(&0)) =>
+                if block_m > 0 && block_n > 0 && subgroups > 0 && k_unroll > 0 =>
             {
                 Some(SkinnyTile {
                     block_m,

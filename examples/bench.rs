@@ -444,15 +444,8 @@ fn main() {
             std::process::exit(2);
         });
     // Tuning may take its time here: a benchmark measures the steady state.
-    let options = coopgemm::ContextOptions::from_env()
-        .unwrap_or_else(|error| {
-            eprintln!("error: {error}");
-            std::process::exit(1);
-        })
-        .with_tuning_time_limit(TUNING_TIME_LIMIT);
-    let context = pollster::block_on(Context::with_options(options)).unwrap_or_else(|error| {
-        eprintln!("error: {error}");
-        std::process::exit(1);
+    let context = common::open::open_context_with(|options| {
+        options.with_tuning_time_limit(TUNING_TIME_LIMIT)
     });
     let adapter = context.adapter_info().name.clone();
     eprintln!("adapter: {adapter}");

@@ -6,7 +6,7 @@
 //! cargo run --example info
 //! ```
 
-use coopgemm::{Context, ContextOptions, Gemm, GemmTypes};
+use coopgemm::{Gemm, GemmTypes};
 
 #[allow(dead_code)]
 mod common;
@@ -20,15 +20,7 @@ struct Args {}
 fn main() {
     let Args {} = common::cli::parse();
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
-    let context = match ContextOptions::from_env()
-        .and_then(|options| pollster::block_on(Context::with_options(options)))
-    {
-        Ok(context) => context,
-        Err(error) => {
-            eprintln!("error: {error}");
-            std::process::exit(1);
-        }
-    };
+    let context = common::open::open_context();
     let info = context.adapter_info();
     println!(
         "adapter: {} ({:?}, {:?})",

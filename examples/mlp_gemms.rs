@@ -18,8 +18,8 @@ mod common;
 
 use coopgemm::testing::Reference;
 use coopgemm::{
-    Activation, BackendChoice, BackendKind, BiasAxis, Context, ContextOptions, Element, Gemm,
-    GemmBuffers, GemmTypes, MatrixLayout,
+    Activation, BackendChoice, BackendKind, BiasAxis, Context, Element, Gemm, GemmBuffers,
+    GemmTypes, MatrixLayout,
 };
 
 const LAYERS: [(u32, u32, Activation); 3] = [
@@ -194,15 +194,7 @@ fn run<T: Element>(context: &Context, args: &Args, kind: BackendKind) -> coopgem
 fn main() {
     env_logger::init();
     let args: Args = common::cli::parse();
-    let context = match ContextOptions::from_env()
-        .and_then(|options| pollster::block_on(Context::with_options(options)))
-    {
-        Ok(context) => context,
-        Err(error) => {
-            eprintln!("error: {error}");
-            std::process::exit(1);
-        }
-    };
+    let context = common::open::open_context();
     println!(
         "adapter: {}; MLP {}x784 -> 512 -> 512 -> 10, {}, weights {}",
         context.adapter_info().name,

@@ -27,9 +27,8 @@ mod common;
 use clap::Parser;
 use coopgemm::testing::{sample_data, sample_set_indices, MlpReference, SampleData};
 use coopgemm::{
-    Activation, BiasAxis, Context, ContextOptions, Gemm, GemmBuffers, GemmTypes, LayerWeights,
-    MatrixLayout, Mlp, MlpActivation, MlpBuffers, MlpDesc, MlpGrouping, MlpIo, MlpKernel,
-    MlpLayout,
+    Activation, BiasAxis, Context, Gemm, GemmBuffers, GemmTypes, LayerWeights, MatrixLayout, Mlp,
+    MlpActivation, MlpBuffers, MlpDesc, MlpGrouping, MlpIo, MlpKernel, MlpLayout,
 };
 use half::f16;
 use serde::Serialize;
@@ -262,10 +261,7 @@ impl LayerByLayer {
 fn main() {
     env_logger::init();
     let args = Args::parse();
-    let context = pollster::block_on(Context::with_options(
-        ContextOptions::from_env().expect("options from the environment"),
-    ))
-    .expect("context");
+    let context = common::open::open_context();
     let adapter = context.adapter_info().name.clone();
     eprintln!("adapter: {adapter} ({:?})", context.adapter_info().backend);
     let kernels: Vec<MlpKernel> = if args.kernels.is_empty() {

@@ -13,13 +13,14 @@
 //! The weights are fixed: derived from a seed by the same arithmetic on every machine, so
 //! every run draws the same picture.
 
+#[allow(dead_code)]
+mod common;
+
 use std::path::PathBuf;
 
 use clap::Parser;
 use coopgemm::testing::MlpReference;
-use coopgemm::{
-    Context, ContextOptions, LayerWeights, Mlp, MlpActivation, MlpDesc, MlpKernel, MlpLayout,
-};
+use coopgemm::{LayerWeights, Mlp, MlpActivation, MlpDesc, MlpKernel, MlpLayout};
 use half::f16;
 
 #[derive(Parser, Debug)]
@@ -223,14 +224,7 @@ fn main() {
         eprintln!("width and height must be at least 1");
         std::process::exit(2);
     }
-    let options = ContextOptions::from_env().unwrap_or_else(|e| {
-        eprintln!("{e}");
-        std::process::exit(2);
-    });
-    let context = pollster::block_on(Context::with_options(options)).unwrap_or_else(|e| {
-        eprintln!("no GPU context: {e}");
-        std::process::exit(1);
-    });
+    let context = common::open::open_context();
     println!("adapter: {}", context.adapter_info().name);
     let desc = network();
     let mlp = context

@@ -4,6 +4,7 @@
 
 pub mod cli;
 pub mod cpu;
+pub mod open;
 pub mod progress;
 pub mod record;
 pub mod reference;

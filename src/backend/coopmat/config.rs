@@ -414,10 +414,10 @@ impl SkinnyConfig {
         } = product;
         let shape = SkinnyShape::new(product);
         let block_m = shape.block_m;
-        let blocks = |block_n: u32| {
-            m.max(1).div_ceil(block_m) as u64 * n.div_ceil(block_n) as u64 * batch.max(1) as u64
-        };
         if b_row_major {
+            let blocks = |block_n: u32| {
+                m.max(1).div_ceil(block_m) as u64 * n.div_ceil(block_n) as u64 * batch.max(1) as u64
+            };
             // Rows of B up to 8 chunks wide while that leaves enough blocks, and the rows of
             // B of each block spread over as many subgroups as bring the GPU to its target.
             let lanes = shape
@@ -474,7 +474,7 @@ impl SkinnyConfig {
                     ));
                     if shape.scalar_a(bm) {
                         // The widest workgroups, each summing the fewest rows of B.
-                        let most = shape.row_major_subgroups_for(bm, 1);
+                        let most = shape.most_subgroups();
                         list.push(shape.config(bm, lanes * shape.vector, most, unroll));
                     }
                 }
@@ -652,10 +652,17 @@ impl SkinnyShape {
         } else {
             SkinnyConfig::ROW_BLOCK_INVOCATIONS
         };
-        let most = (1024 / self.subgroup_size).clamp(1, 32);
         let wanted = invocations / blocks.max(1) / self.subgroup_size as u64;
-        let wanted = wanted.clamp(self.row_major_subgroups() as u64, most as u64) as u32;
+        let wanted = wanted.clamp(
+            self.row_major_subgroups() as u64,
+            self.most_subgroups() as u64,
+        ) as u32;
         1 << wanted.ilog2()
+    }
+
+    /// The most subgroups a skinny workgroup has: 1024 invocations, at most 32 subgroups.
+    fn most_subgroups(&self) -> u32 {
+        (1024 / self.subgroup_size).clamp(1, 32)
     }
 
     fn k_contiguous_subgroups(&self) -> u32 {

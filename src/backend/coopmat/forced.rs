@@ -181,7 +181,9 @@ impl TuningOverrides {
             CoopmatPlan::WorkgroupScope(config) => {
                 self.workgroup_tile == Some((config.block_m, config.block_n, config.block_k))
             }
-            CoopmatPlan::Skinny(config) => self.skinny == Some(SkinnyTile::of(config)),
+            // A forced skinny configuration is applied where skinny plans are made
+            // (`CoopmatBackend::skinny_plan`), never among these.
+            CoopmatPlan::Skinny(_) => false,
         }
     }
 

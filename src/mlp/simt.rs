@@ -22,9 +22,10 @@ const OUTPUT_F32: &str = include_str!("../../wgsl/mlp/output_f32.wgsl");
 const OUTPUT_F16: &str = include_str!("../../wgsl/mlp/output_f16.wgsl");
 
 /// Rows per workgroup (`WORKGROUP_ROWS` in the kernel).
-const WORKGROUP_ROWS: u64 = 64;
+const WORKGROUP_ROWS: u64 = 128;
 
-/// The kernel's uniform block; mirrors `Params` in `mlp_simt.wgsl`.
+/// The start of the kernel's uniform block, which mirrors `Params` in `mlp_simt.wgsl`; a
+/// [`LayerPlacement`] per layer follows.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
 struct Params {
@@ -33,13 +34,23 @@ struct Params {
     slots: SlotParams,
     /// Vec4s from one weight set to the next.
     set_stride: u32,
+    /// Aligns the layer table that follows to 16 bytes.
+    padding: u32,
 }
 
-/// Where one layer's weights start in the weight buffer, in vec4s.
-#[derive(Debug, Clone, Copy)]
+/// Outputs per block: each invocation sums a block of outputs at a time in registers.
+const OUTPUT_BLOCK: u32 = 4;
+
+/// Where one layer's weights start in a weight set (in vec4s), and its shape: an entry of
+/// the kernel's layer table (`Params::layers` in `mlp_simt.wgsl`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
 struct LayerPlacement {
     first: u32,
-    inputs_vectors: u32,
+    inputs: u32,
+    /// Blocks of [`OUTPUT_BLOCK`] outputs.
+    blocks: u32,
+    unused: u32,
 }
 
 /// The SIMT kernel's copy of one network: weights in its layout, and its pipelines per row
@@ -50,6 +61,8 @@ pub(crate) struct SimtMlp {
     placements: Vec<LayerPlacement>,
     /// Vec4s from one weight set to the next.
     set_stride: u32,
+    /// Weight sets.
+    sets: usize,
     layout: wgpu::BindGroupLayout,
     pipeline_layout: wgpu::PipelineLayout,
     pipelines: Memo<MlpIo, Arc<wgpu::ComputePipeline>>,
@@ -67,20 +80,26 @@ impl SimtMlp {
         for weights in sets {
             let set_first = data.len();
             for (layer, parameters) in weights.iter().enumerate() {
-                let (inputs, _) = desc.layer_shape(layer);
-                let padded = inputs.next_multiple_of(4) as usize;
+                let (inputs, outputs) = desc.layer_shape(layer);
+                let padded = outputs.next_multiple_of(OUTPUT_BLOCK) as usize;
                 if set_first == 0 {
                     placements.push(LayerPlacement {
                         first: (data.len() / 4) as u32,
-                        inputs_vectors: (padded / 4) as u32,
+                        inputs,
+                        blocks: outputs.div_ceil(OUTPUT_BLOCK),
+                        unused: 0,
                     });
                 }
-                for row in parameters.weights.chunks(inputs as usize) {
-                    data.extend(row.iter().map(|w| w.to_f32()));
-                    data.resize(data.len() + padded - row.len(), 0.0);
+                // Input-major: input i's weights for every output, zero-padded to whole blocks.
+                for i in 0..inputs as usize {
+                    data.extend(
+                        (0..outputs as usize)
+                            .map(|o| parameters.weights[o * inputs as usize + i].to_f32()),
+                    );
+                    data.resize(data.len() + padded - outputs as usize, 0.0);
                 }
                 data.extend(parameters.bias.iter().map(|b| b.to_f32()));
-                data.resize(data.len().next_multiple_of(4), 0.0);
+                data.resize(data.len() + padded - outputs as usize, 0.0);
             }
         }
         let set_stride = u32::try_from(data.len() / 4 / sets.len().max(1))
@@ -90,7 +109,7 @@ impl SimtMlp {
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("coopgemm network (simt)"),
             entries: &[
-                uniform_entry(0, std::mem::size_of::<Params>() as u64),
+                uniform_entry(0, Self::uniform_size(&placements)),
                 storage_entry(1, true),
                 storage_entry(2, false),
                 storage_entry(3, true),
@@ -106,10 +125,16 @@ impl SimtMlp {
             weights: buffer,
             placements,
             set_stride,
+            sets: sets.len(),
             layout,
             pipeline_layout,
             pipelines: Memo::new("network pipeline"),
         })
+    }
+
+    /// Bytes of the uniform block: [`Params`] and the layer table.
+    fn uniform_size(placements: &[LayerPlacement]) -> u64 {
+        std::mem::size_of_val(placements) as u64 + std::mem::size_of::<Params>() as u64
     }
 
     /// Whether this kernel can run `desc` on rows of `io` (always: it takes every width up
@@ -120,22 +145,23 @@ impl SimtMlp {
 
     /// The kernel's WGSL for `desc` on rows of `io`.
     fn source(&self, desc: &MlpDesc, io: MlpIo) -> String {
-        // Layer l reads activations[l % 2] and writes the other.
+        // Layer l reads activations[r][l % 2] and writes the other.
         let mut layers = String::new();
-        for (layer, placement) in self.placements.iter().enumerate() {
-            let (_, outputs) = desc.layer_shape(layer);
-            let activation = desc.activations()[layer];
+        for (layer, activation) in desc.activations().iter().enumerate() {
+            let (first_set, second_set) = if self.sets > 1 {
+                ("slot0.set_first", "slot1.set_first")
+            } else {
+                ("0u", "0u")
+            };
             layers.push_str(&format!(
-                "layer({}u, {}u, {outputs}u, set_first + {}u, {}u, {:?});\n    ",
+                "layer({}u, params.layers[{layer}], {first_set}, {second_set}, {}u, {:?});\n    ",
                 layer % 2,
-                placement.inputs_vectors,
-                placement.first,
                 activation.code(),
                 activation.slope(),
             ));
         }
         layers.push_str(&format!(
-            "store_output(row, {}u);",
+            "if (slot0.stores) {{\n        store_output(0u, slot0.row, {0}u);\n    }}\n    if (slot1.stores) {{\n        store_output(1u, slot1.row, {0}u);\n    }}",
             self.placements.len() % 2
         ));
         let input = if io.input == DType::F16 {
@@ -149,8 +175,9 @@ impl SimtMlp {
             OUTPUT_F32
         };
         let constants = format!(
-            "const WIDTH_VECTORS: u32 = {}u;\nconst INPUT_WIDTH: u32 = {}u;\nconst OUTPUT_WIDTH: u32 = {}u;\n",
-            desc.max_width().div_ceil(4),
+            "const LAYERS: u32 = {}u;\nconst WIDTH: u32 = {}u;\nconst INPUT_WIDTH: u32 = {}u;\nconst OUTPUT_WIDTH: u32 = {}u;\n",
+            desc.layers(),
+            desc.max_width().next_multiple_of(OUTPUT_BLOCK),
             desc.input_width(),
             desc.output_width(),
         );
@@ -227,6 +254,7 @@ impl SimtMlp {
                 .as_ref()
                 .map_or_else(SetGrouper::unindexed, |slots| slots.params),
             set_stride: self.set_stride,
+            padding: 0,
         };
         // Without set indices the weights stand in for the unused run buffer.
         let run_buffer = slots
@@ -236,7 +264,11 @@ impl SimtMlp {
             device,
             &wgpu::util::BufferInitDescriptor {
                 label: Some("coopgemm network params"),
-                contents: bytemuck::bytes_of(&params),
+                contents: &[
+                    bytemuck::bytes_of(&params),
+                    bytemuck::cast_slice(&self.placements),
+                ]
+                .concat(),
                 usage: wgpu::BufferUsages::UNIFORM,
             },
         );

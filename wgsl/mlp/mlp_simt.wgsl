@@ -1,21 +1,28 @@
-// mlp_simt.wgsl -- a whole network in one dispatch, one invocation per row (SIMT).
+// mlp_simt.wgsl -- a whole network in one dispatch, two rows per invocation (SIMT).
 //
 // The host puts in front: the input and output snippets (input_*.wgsl, output_*.wgsl:
-// bindings 1 and 2, load_input, store_output), `const WIDTH_VECTORS` (the widest layer in
-// vec4s) and replaces the layers marker in `main` with one `layer(...)` call per layer (the
-// activation array it reads, its shape and activation as literals, so that the driver can
-// fold them) and the `store_output` call. Each invocation keeps its row's activations in two
-// private arrays of vec4s and reads the weights, which every invocation of a workgroup reads
-// at the same addresses, from binding 3.
+// bindings 1 and 2, load_input, store_output) and the constants LAYERS, WIDTH (the widest
+// layer, rounded up to whole blocks of four outputs), INPUT_WIDTH and OUTPUT_WIDTH, and
+// replaces the layers marker in `main` with one `layer(...)` call per layer (the activation
+// array it reads and its activation as literals, so that the driver can fold them) and the
+// `store_output` calls. Each invocation keeps its two rows' activations in private arrays of
+// scalars and sums four outputs of both rows at a time in registers: every weight it reads
+// serves both rows, every input four outputs. The weights are read at the same addresses by
+// every invocation of a workgroup.
 //
-// Weights (binding 3, vec4s of f32 holding f16 values): per layer, `outputs` rows of
-// `inputs_vectors` vec4s (row o = the weights of output o, zero-padded to whole vec4s),
-// then the bias, zero-padded to whole vec4s; with several weight sets, set k's layers
-// `k * set_stride` vec4s after set 0's.
+// Weights (binding 3, vec4s of f32 holding f16 values): per layer, input-major: for each
+// input, its weights to every output (one vec4 per block of four outputs, zero-padded), then
+// the bias in the same blocks; with several weight sets, set k's layers `k * set_stride`
+// vec4s after set 0's.
 //
-// Slots (binding 4, src/mlp/sets.rs): invocation `slot` evaluates row `slot` with set 0, or,
-// where the run has set indices, the row and set the pre-pass wrote for it (skipping it
-// where the set is out of range).
+// Slots (binding 4, src/mlp/sets.rs): the invocation's rows are slots `lane` and `lane + 64`
+// of its workgroup's 128; slot `s` is row `s` with set 0, or, where the run has set indices,
+// the row and set the pre-pass wrote for it (not stored where the set is out of range).
+//
+// Why this shape (lavapipe, docs/networks.md): with no invocation returning early the layers
+// run in uniform control flow, where lavapipe loads a weight once for eight invocations; two
+// rows per invocation halve the weight loads. mlp64 went from 1.0x to 2.7x the layer-by-layer
+// path there.
 
 struct Params {
     rows: u32,
@@ -35,6 +42,10 @@ struct Params {
     order_first: u32,
     // Vec4s of `weights` from one set to the next.
     set_stride: u32,
+    // Per layer: its first vec4 in a weight set, its inputs, its blocks of four outputs.
+    // Uniform values rather than literals: with literal loop bounds lavapipe unrolled the
+    // loops over inputs and ran mlp64 and mlp32 1.3-1.6x slower.
+    layers: array<vec4<u32>, LAYERS>,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -43,14 +54,12 @@ struct Params {
 
 const NO_ORDER: u32 = 0xffffffffu;
 
-alias Activations = array<vec4<f32>, WIDTH_VECTORS>;
+const WORKGROUP_ROWS: u32 = 128u;
 
-const WORKGROUP_ROWS: u32 = 64u;
-
-// The row's activations: two arrays of vec4s, each layer reading one and writing the other.
-// Module-scope, so that no function takes a pointer to an array: naga writes those as
-// GLSL `inout` arrays, copied in and out at every call.
-var<private> activations: array<Activations, 2>;
+// Each invocation's two rows' activations: per row two arrays of scalars, each layer reading
+// one and writing the other. Module-scope, so that no function takes a pointer to an array:
+// naga writes those as GLSL `inout` arrays, copied in and out at every call.
+var<private> activations: array<array<array<f32, WIDTH>, 2>, 2>;
 
 // Activation codes as MlpActivation::code. ReLU keeps NaN (tested on the bits: a driver may
 // turn compare-and-select into a max() that drops it); GELU and SiLU as x / (1 + e^-t), whose
@@ -80,34 +89,68 @@ fn activate(x: f32, activation: u32, slope: f32) -> f32 {
     }
 }
 
-// activations[1 - source] = activation(W activations[source] + bias) for a layer whose
-// weights start at vec4 `first`, one output at a time. (Four outputs per pass read each vec4
-// of the row once per four outputs and ran mlp64 1.3x faster on lavapipe, but took
-// llvmpipe's GL compiler 8x longer: docs/networks.md.)
+// For both rows: activations[r][1 - source] = activation(W activations[r][source] + bias)
+// for a layer of `shape` (params.layers: its first vec4, inputs, blocks of four outputs) in
+// the weight set starting at vec4 `first_set` (`second_set` for row 1), four outputs at a
+// time: each weight is read once for both rows, each input once per four
+// outputs, and the sums stay in registers (started at the bias).
 fn layer(
     source: u32,
-    inputs_vectors: u32,
-    outputs: u32,
-    first: u32,
+    shape: vec4<u32>,
+    first_set: u32,
+    second_set: u32,
     activation: u32,
     slope: f32,
 ) {
-    let result = 1u - source;
-    let bias_first = first + outputs * inputs_vectors;
-    for (var o = 0u; o < outputs; o++) {
-        let row = first + o * inputs_vectors;
-        var sum = vec4<f32>(0.0);
-        for (var i = 0u; i < inputs_vectors; i++) {
-            sum = fma(activations[source][i], weights[row + i], sum);
+    let first = first_set + shape.x;
+    let second = second_set + shape.x;
+    let inputs = shape.y;
+    let blocks = shape.z;
+    let bias = inputs * blocks;
+    for (var b = 0u; b < blocks; b++) {
+        var sum0 = weights[first + bias + b];
+        var sum1 = weights[second + bias + b];
+        var w = b;
+        for (var i = 0u; i < inputs; i++) {
+            sum0 = fma(vec4<f32>(activations[0][source][i]), weights[first + w], sum0);
+            sum1 = fma(vec4<f32>(activations[1][source][i]), weights[second + w], sum1);
+            w += blocks;
         }
-        let value = (sum.x + sum.y) + (sum.z + sum.w) + weights[bias_first + o / 4u][o % 4u];
-        activations[result][o / 4u][o % 4u] = activate(value, activation, slope);
+        store4(0u, source, 4u * b, sum0, activation, slope);
+        store4(1u, source, 4u * b, sum1, activation, slope);
     }
-    // The next layer reads whole vec4s: clear what an earlier, wider layer left in the last
-    // one (its weights there are 0, but 0 * inf is NaN).
-    for (var o = outputs; o % 4u != 0u; o++) {
-        activations[result][o / 4u][o % 4u] = 0.0;
+}
+
+fn store4(r: u32, source: u32, o: u32, sums: vec4<f32>, activation: u32, slope: f32) {
+    let result = 1u - source;
+    activations[r][result][o] = activate(sums.x, activation, slope);
+    activations[r][result][o + 1u] = activate(sums.y, activation, slope);
+    activations[r][result][o + 2u] = activate(sums.z, activation, slope);
+    activations[r][result][o + 3u] = activate(sums.w, activation, slope);
+}
+
+// Row `row`'s slot: the row it evaluates, its weight set's first vec4, and whether its
+// result is stored. Spare invocations (past the last row, or whose set is out of range)
+// evaluate a row too and store nothing: none returns early, so that the layers run in
+// uniform control flow. The host records nothing for 0 rows.
+struct Slot {
+    row: u32,
+    set_first: u32,
+    stores: bool,
+}
+
+fn slot_of(slot: u32) -> Slot {
+    let clamped = min(slot, params.rows - 1u);
+    var result = Slot(clamped, 0u, slot < params.rows);
+    if (params.indexed != 0u) {
+        let weight_set = slot_data[params.slots_first + clamped];
+        result.stores = result.stores && weight_set < params.sets;
+        if (params.order_first != NO_ORDER) {
+            result.row = slot_data[params.order_first + clamped];
+        }
+        result.set_first = min(weight_set, params.sets - 1u) * params.set_stride;
     }
+    return result;
 }
 
 @compute @workgroup_size(64)
@@ -115,22 +158,11 @@ fn main(
     @builtin(workgroup_id) group: vec3<u32>,
     @builtin(local_invocation_index) lane: u32,
 ) {
-    let slot = (group.x + group.y * params.groups_x) * WORKGROUP_ROWS + lane;
-    if (slot >= params.rows) {
-        return;
-    }
-    var row = slot;
-    var set_first = 0u;
-    if (params.indexed != 0u) {
-        let weight_set = slot_data[params.slots_first + slot];
-        if (weight_set >= params.sets) {
-            return;
-        }
-        if (params.order_first != NO_ORDER) {
-            row = slot_data[params.order_first + slot];
-        }
-        set_first = weight_set * params.set_stride;
-    }
-    load_input(row);
+    // Rows `lane` and `lane + 64` of the workgroup's 128.
+    let first_slot = (group.x + group.y * params.groups_x) * WORKGROUP_ROWS + lane;
+    let slot0 = slot_of(first_slot);
+    let slot1 = slot_of(first_slot + 64u);
+    load_input(0u, slot0.row);
+    load_input(1u, slot1.row);
     // @layers
 }

@@ -4,22 +4,22 @@
 // by another invocation or by nobody, is never touched.
 @group(0) @binding(2) var<storage, read_write> output: array<atomic<u32>>;
 
-fn store_output(row: u32, source: u32) {
+fn store_output(r: u32, row: u32, source: u32) {
     let first = params.output_first + row * params.output_stride;
     var o = 0u;
     if (first % 2u == 1u) {
-        store_half(first, activations[source][0][0]);
+        store_half(first, activations[r][source][0]);
         o = 1u;
     }
     for (; o + 1u < OUTPUT_WIDTH; o += 2u) {
         let pair = vec2<f32>(
-            activations[source][o / 4u][o % 4u],
-            activations[source][(o + 1u) / 4u][(o + 1u) % 4u],
+            activations[r][source][o],
+            activations[r][source][o + 1u],
         );
         atomicStore(&output[(first + o) / 2u], pack2x16float(pair));
     }
     if (o < OUTPUT_WIDTH) {
-        store_half(first + o, activations[source][o / 4u][o % 4u]);
+        store_half(first + o, activations[r][source][o]);
     }
 }
 

@@ -38,14 +38,24 @@
 //              weights_first, 0 (unused),
 //              activation (MlpActivation::code), slope (float bits), bias_tile_first (a
 //              multiple of 16: 16 identical rows of n_padded float bits, the bias
-//              zero-padded, that the accumulators start from)
+//              zero-padded, that the accumulators start from) (of set 0); with set
+//              indices, the run buffer: the table, then the slots (mlp_sets.glsl)
 //   push constants (72 bytes, the GEMM kernels' size, so both share one pipeline layout):
 //              rows, input_first, input_stride, output_first, output_stride, layers,
-//              input_width, output_width, groups_x, then 9 unused words
+//              input_width, output_width, groups_x, indexed, sets, slots_first,
+//              order_first (mlp_sets.glsl), weight_set_stride and bias_set_stride (weights
+//              and table words from one set to the next), then 3 unused words
 // Specialization constants: 0 SUBGROUP_SIZE, 1 SUBGROUPS, 2 ROW_TILES, 3 MAX_WIDTH (the
 // widest padded layer, a multiple of 16, at most 16 * SUBGROUPS), 4 WORKGROUP_SIZE (=
 // SUBGROUP_SIZE * SUBGROUPS, local_size_x), 5 ACTIVATIONS (bit c: a layer applies the
-// activation of code c). Pipelines run with full subgroups of SUBGROUP_SIZE.
+// activation of code c), 6 INDEXED (rows with set indices). Pipelines run with full
+// subgroups of SUBGROUP_SIZE.
+//
+// Several weight sets (INDEXED): a workgroup's rows are slots (mlp_sets.glsl), whose rows
+// and sets it looks up first. It evaluates the block once per set present among them, in
+// increasing order, with that set's weights and biases, and stores only the rows of that
+// set (element by element: the rows of a block need not be consecutive). Rows grouped by
+// set (the library's pre-pass sorts them) put one set in almost every block.
 // =====================================================================================
 
 #ifndef COOPMAT_EMULATED
@@ -90,6 +100,9 @@ layout(constant_id = 4) const uint WORKGROUP_SIZE = 128;
 // code is left out of the pipeline: inlined for every element of every accumulator, it made
 // the kernel several times slower.
 layout(constant_id = 5) const uint ACTIVATIONS = 0x3f;
+// Whether the run has set indices; without, the block is evaluated once with set 0 and its
+// rows are consecutive, as constants.
+layout(constant_id = 6) const bool INDEXED = false;
 layout(local_size_x_id = 4, local_size_y = 1, local_size_z = 1) in;
 
 const uint BLOCK_ROWS = 16 * ROW_TILES;
@@ -114,7 +127,9 @@ layout(push_constant, std430) uniform Params {
     uint layers;
     uint input_width, output_width;
     uint groups_x;
-    uint unused0, unused1, unused2, unused3, unused4, unused5, unused6, unused7, unused8;
+    uint indexed, sets, slots_first, order_first;
+    uint weight_set_stride, bias_set_stride;
+    uint unused0, unused1, unused2;
 } params;
 
 layout(set = 0, binding = 0, std430) readonly buffer Input { IN_TYPE input_elements[]; };
@@ -125,6 +140,17 @@ layout(set = 0, binding = 3, std430) readonly buffer Table { uint table[]; };
 
 shared uvec4 activations[BLOCK_ROWS * ACTIVATION_VECTORS];
 shared float scratch[SUBGROUPS * SCRATCH_TILE];
+
+// A block row that stores nothing (past the last slot, or its set out of range).
+const uint NO_SET = 0xffffffffu;
+// With set indices: per row of the block, the row it evaluates and its set (NO_SET: none);
+// and the next set to evaluate (in word 0). Every shared variable takes a multiple of 16
+// bytes, so that the matrix loads and stores from `activations` and `scratch` stay 16-byte
+// aligned wherever the compiler places the variables: with `next_set` a single word the
+// H200's results were wrong (the emulated kernel, without that alignment need, was right).
+shared uint block_rows[INDEXED ? BLOCK_ROWS : 4];
+shared uint block_sets[INDEXED ? BLOCK_ROWS : 4];
+shared uint next_set[4];
 
 bool is_nan_bits(float x) {
     return (floatBitsToUint(x) & 0x7fffffffu) > 0x7f800000u;
@@ -158,6 +184,7 @@ float activate(float x, uint activation, float slope) {
 }
 
 #include "mlp_matrix_ops.glsl"
+#include "mlp_sets.glsl"
 
 // Input elements column .. column + 7 of row `row` (of the whole input) as 8 packed f16,
 // zero past the rows and the input width; `whole_vectors` says that rows start 16-byte
@@ -193,11 +220,39 @@ uvec4 read_input_chunk(uint row, uint column, bool whole_vectors) {
     return chunk;
 }
 
-void main() {
+// Row `r` of the block starting at slot `block_first`: the row it evaluates.
+uint block_row(uint block_first, uint r) {
+    return INDEXED ? block_rows[r] : block_first + r;
+}
+
+// Whether row `r` of the block (evaluated with `set`) stores its result.
+bool block_row_stores(uint block_first, uint r, uint set) {
+    return INDEXED ? block_sets[r] == set : block_first + r < params.rows;
+}
+
+// The smallest set above `above` (NO_SET: none; all ones: the smallest) among the block's
+// rows, for every invocation. Starts and ends with a barrier.
+uint next_block_set(uint above) {
+    barrier();
+    if (gl_LocalInvocationIndex == 0) {
+        next_set[0] = NO_SET;
+    }
+    barrier();
+    for (uint r = gl_LocalInvocationIndex; r < BLOCK_ROWS; r += WORKGROUP_SIZE) {
+        const uint set = block_sets[r];
+        if (set != NO_SET && (set > above || above == NO_SET)) {
+            atomicMin(next_set[0], set);
+        }
+    }
+    barrier();
+    return next_set[0];
+}
+
+// The network on the block of BLOCK_ROWS slots starting at `block_first` with the weights
+// of `set`, storing the rows of that set.
+void evaluate_block(uint block_first, uint set) {
     const uint subgroup = gl_SubgroupID;
     const uint lane = gl_SubgroupInvocationID;
-    const uint block_first_row =
-        (gl_WorkGroupID.x + gl_WorkGroupID.y * params.groups_x) * BLOCK_ROWS;
 
     // The block's input rows, zero-padded to the first layer's k_padded columns and to
     // BLOCK_ROWS rows, CHUNKS_IN_FLIGHT chunks of 8 columns per invocation at a time.
@@ -205,13 +260,13 @@ void main() {
     const uint block_chunks = BLOCK_ROWS * row_chunks;
     const bool whole_vectors = params.input_first % INPUT_PER_VECTOR == 0
         && params.input_stride % INPUT_PER_VECTOR == 0 && params.input_width % 8 == 0
-        && block_first_row + BLOCK_ROWS <= params.rows;
+        && block_first + BLOCK_ROWS <= params.rows;
     [[dont_unroll]] for (uint first = gl_LocalInvocationIndex; first < block_chunks;
                          first += CHUNKS_IN_FLIGHT * WORKGROUP_SIZE) {
         uvec4 loaded[CHUNKS_IN_FLIGHT];
         [[unroll]] for (uint i = 0; i < CHUNKS_IN_FLIGHT; ++i) {
             const uint chunk = min(first + i * WORKGROUP_SIZE, block_chunks - 1);
-            loaded[i] = read_input_chunk(block_first_row + chunk / row_chunks,
+            loaded[i] = read_input_chunk(block_row(block_first, chunk / row_chunks),
                                          8 * (chunk % row_chunks), whole_vectors);
         }
         [[unroll]] for (uint i = 0; i < CHUNKS_IN_FLIGHT; ++i) {
@@ -231,12 +286,11 @@ void main() {
         const uint k_tiles = k_padded / 16;
         const uint n_padded = table[8 * layer + 1];
         const uint n = table[8 * layer + 2];
-        const uint weights_first = table[8 * layer + 3];
+        const uint weights_first = table[8 * layer + 3] + set * params.weight_set_stride;
         const uint activation = table[8 * layer + 5];
         const float slope = uintBitsToFloat(table[8 * layer + 6]);
-        const uint bias_tile_first = table[8 * layer + 7];
+        const uint bias_tile_first = table[8 * layer + 7] + set * params.bias_set_stride;
         const bool last = layer + 1 == params.layers;
-
         // Which tiles this subgroup owns: column tile `column_tile`, row tiles
         // first_row_tile, first_row_tile + row_tile_step, ... (`owned` of them).
         const uint column_tiles = n_padded / 16;
@@ -282,8 +336,9 @@ void main() {
         // barrier waits for the whole workgroup).
         [[unroll]] for (uint i = 0; i < ROW_TILES; ++i) {
             const uint row_tile = first_row_tile + i * row_tile_step;
-            const uint tile_first_row = block_first_row + row_tile * 16;
-            const bool direct = output_aligned && n == n_padded && tile_first_row + 16 <= params.rows;
+            const uint tile_first_row = block_first + row_tile * 16;
+            const bool direct = !INDEXED && output_aligned && n == n_padded
+                && tile_first_row + 16 <= params.rows;
             if (i < owned) {
                 activate_accumulator(accumulators[i], activation, slope);
                 if (!last) {
@@ -301,9 +356,10 @@ void main() {
                 subgroupBarrier();
                 if (i < owned && !direct) {
                     [[dont_unroll]] for (uint e = lane; e < 256; e += SUBGROUP_SIZE) {
-                        const uint row = tile_first_row + e / 16;
+                        const uint r = row_tile * 16 + e / 16;
+                        const uint row = block_row(block_first, r);
                         const uint column = column_tile * 16 + e % 16;
-                        if (column < n && row < params.rows) {
+                        if (column < n && block_row_stores(block_first, r, set)) {
                             output_elements[params.output_first + row * params.output_stride + column] =
                                 OUT_TYPE(scratch[scratch_first + (e / 16) * SCRATCH_STRIDE + e % 16]);
                         }
@@ -314,5 +370,34 @@ void main() {
         }
         // 4.
         barrier();
+    }
+}
+
+void main() {
+    const uint block_first =
+        (gl_WorkGroupID.x + gl_WorkGroupID.y * params.groups_x) * BLOCK_ROWS;
+    uint set = 0;
+    if (INDEXED) {
+        // The block's slots: their rows (params.rows past the last slot: read as zeros)
+        // and sets; then the block once per set present.
+        for (uint r = gl_LocalInvocationIndex; r < BLOCK_ROWS; r += WORKGROUP_SIZE) {
+            uint row = params.rows;
+            uint slot_set = NO_SET;
+            if (block_first + r < params.rows && !slot_row(block_first + r, row, slot_set)) {
+                slot_set = NO_SET;
+            }
+            block_rows[r] = row;
+            block_sets[r] = slot_set;
+        }
+        set = next_block_set(NO_SET);
+    }
+    // One round without set indices; with, one per set present (at most one per row: a
+    // bound that holds whatever the shared words say).
+    const uint rounds = INDEXED ? BLOCK_ROWS : 1;
+    for (uint round = 0; round < rounds && set != NO_SET; ++round) {
+        evaluate_block(block_first, set);
+        if (INDEXED) {
+            set = next_block_set(set);
+        }
     }
 }

@@ -358,25 +358,9 @@ fn sets_match_reference(kernel: MlpKernel) {
     assert_eq!((mlp.sets(), mlp.weights()), (5, &sets[0][..]));
     let rows = 1000;
     let indices = random_sets(rows, 5, 3);
-    if kernel == MlpKernel::Coopmat {
-        // The cooperative-matrix kernel does not take set indices: a typed refusal.
-        let result = check_case_sets::<f32, f32>(
-            &context,
-            &mlp,
-            MlpLayout::new(&desc, rows as u32),
-            1,
-            Some((&indices, MlpGrouping::Library)),
-        );
-        assert!(
-            result.as_ref().is_err_and(|e| e.contains("weight sets")),
-            "{result:?}"
-        );
-        assert_no_validation_errors();
-        return;
-    }
     if let Err(why) = context.plan_mlp(&mlp, MlpIo::F32) {
         assert!(
-            !(kernel == MlpKernel::Coopvec && common::expect_coopmat()),
+            !common::expect_coopmat(),
             "COOPGEMM_EXPECT_COOPMAT=1 but {kernel} cannot run weight sets: {why}"
         );
         return;

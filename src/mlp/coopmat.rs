@@ -9,6 +9,7 @@ use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::mlp::desc::{LayerWeights, MlpDesc};
 use crate::mlp::rows::{MlpBuffers, MlpIo, RowParams};
+use crate::mlp::sets::{record_raw_prepass, SetGrouper, SlotParams};
 use crate::vulkan::dispatch::{PipelineKey, PushConstants};
 
 /// One compiled variant of `glsl/mlp_coopmat.comp`.
@@ -49,7 +50,12 @@ struct Params {
     input_width: u32,
     output_width: u32,
     groups_x: u32,
-    unused: [u32; 9],
+    slots: SlotParams,
+    /// Weights (f16) from one set to the next.
+    weight_set_stride: u32,
+    /// Table words from one set's bias tiles to the next's.
+    bias_set_stride: u32,
+    unused: [u32; 3],
 }
 
 const _: () = assert!(std::mem::size_of::<Params>() == std::mem::size_of::<PushConstants>());
@@ -59,6 +65,10 @@ const _: () = assert!(std::mem::size_of::<Params>() == std::mem::size_of::<PushC
 pub(crate) struct CoopmatMlp {
     weights: wgpu::Buffer,
     table: wgpu::Buffer,
+    /// Weights (f16) from one set to the next.
+    weight_set_stride: u32,
+    /// Table words from one set's bias tiles to the next's.
+    bias_set_stride: u32,
     /// The widest layer, padded to 16.
     max_width: u32,
     /// Bit `c` set: a layer applies the activation of code `c` (the kernel's ACTIVATIONS:
@@ -72,12 +82,13 @@ fn padded(width: u32) -> u32 {
 }
 
 impl CoopmatMlp {
-    /// Uploads `weights` in the kernel's layout; `Ok(Err(why))` where the kernel cannot run
-    /// `desc` on this device.
+    /// Uploads every weight set in the kernel's layout (set after set; the layer table,
+    /// then every set's bias tiles); `Ok(Err(why))` where the kernel cannot run `desc` on
+    /// this device.
     pub(crate) fn new(
         context: &Context,
         desc: &MlpDesc,
-        weights: &[LayerWeights],
+        sets: &[&[LayerWeights]],
     ) -> Result<std::result::Result<CoopmatMlp, String>> {
         let available = context
             .backends_of_device()
@@ -95,43 +106,59 @@ impl CoopmatMlp {
             )));
         }
         let mut half_weights: Vec<half::f16> = Vec::new();
-        let mut table = vec![0u32; TABLE_STRIDE * desc.layers()];
-        for (layer, parameters) in weights.iter().enumerate() {
-            let (inputs, outputs) = desc.layer_shape(layer);
-            let (k_padded, n_padded) = (padded(inputs), padded(outputs));
-            let activation = desc.activations()[layer];
-            // The bias tile the accumulators start from: 16 identical rows, 64-byte aligned.
-            table.resize(table.len().next_multiple_of(16), 0);
-            let bias_tile_first = table.len() as u32;
-            for _ in 0..16 {
-                table.extend(parameters.bias.iter().map(|b| b.to_f32().to_bits()));
-                table.resize(table.len() + (n_padded - outputs) as usize, 0);
-            }
-            table[TABLE_STRIDE * layer..][..TABLE_STRIDE].copy_from_slice(&[
-                k_padded,
-                n_padded,
-                outputs,
-                half_weights.len() as u32,
-                0,
-                activation.code(),
-                activation.slope().to_bits(),
-                bias_tile_first,
-            ]);
-            for row in parameters.weights.chunks(inputs as usize) {
-                half_weights.extend_from_slice(row);
+        // The layer table (set 0's offsets), then the bias tiles 64-byte aligned.
+        let mut table = vec![0u32; (TABLE_STRIDE * desc.layers()).next_multiple_of(16)];
+        for (set, weights) in sets.iter().enumerate() {
+            for (layer, parameters) in weights.iter().enumerate() {
+                let (inputs, outputs) = desc.layer_shape(layer);
+                let (k_padded, n_padded) = (padded(inputs), padded(outputs));
+                // The bias tile the accumulators start from: 16 identical rows (n_padded
+                // words each, so every tile stays 64-byte aligned).
+                let bias_tile_first = table.len() as u32;
+                for _ in 0..16 {
+                    table.extend(parameters.bias.iter().map(|b| b.to_f32().to_bits()));
+                    table.resize(table.len() + (n_padded - outputs) as usize, 0);
+                }
+                if set == 0 {
+                    let activation = desc.activations()[layer];
+                    table[TABLE_STRIDE * layer..][..TABLE_STRIDE].copy_from_slice(&[
+                        k_padded,
+                        n_padded,
+                        outputs,
+                        half_weights.len() as u32,
+                        0,
+                        activation.code(),
+                        activation.slope().to_bits(),
+                        bias_tile_first,
+                    ]);
+                }
+                for row in parameters.weights.chunks(inputs as usize) {
+                    half_weights.extend_from_slice(row);
+                    half_weights.resize(
+                        half_weights.len() + (k_padded - inputs) as usize,
+                        half::f16::ZERO,
+                    );
+                }
                 half_weights.resize(
-                    half_weights.len() + (k_padded - inputs) as usize,
+                    half_weights.len() + ((n_padded - outputs) * k_padded) as usize,
                     half::f16::ZERO,
                 );
             }
-            half_weights.resize(
-                half_weights.len() + ((n_padded - outputs) * k_padded) as usize,
-                half::f16::ZERO,
-            );
         }
+        let header = (TABLE_STRIDE * desc.layers()).next_multiple_of(16);
+        let sets_count = sets.len().max(1);
+        let strides = (
+            u32::try_from(half_weights.len() / sets_count),
+            u32::try_from((table.len() - header) / sets_count),
+        );
+        let (Ok(weight_set_stride), Ok(bias_set_stride)) = strides else {
+            return Ok(Err("the weight sets take more than 4 Gi elements".into()));
+        };
         let max_width = padded(desc.max_width());
         Ok(Ok(CoopmatMlp {
             weights: context.upload("coopgemm network weights (coopmat)", &half_weights)?,
+            weight_set_stride,
+            bias_set_stride,
             table: context.upload(
                 "coopgemm network table (coopmat)",
                 bytemuck::cast_slice::<u32, i32>(&table),
@@ -177,14 +204,17 @@ impl CoopmatMlp {
             .find(|tiles| {
                 let activations = 16 * tiles * (self.max_width + 8) * 2;
                 let scratch = subgroups * 16 * 20 * 4;
-                let bytes = activations + scratch;
+                // Each row's slot (row and set), and the next set, with set indices.
+                let slots = 16 * tiles * 8 + 16;
+                let bytes = activations + scratch + slots;
                 bytes <= available && (bytes <= SHARED_MEMORY_BUDGET || *tiles == 1)
             })
             .map(|tiles| (subgroups, tiles))
             .ok_or_else(|| format!("{available} bytes of shared memory hold no row block"))
     }
 
-    /// Records the network over every row and returns the command buffers to submit.
+    /// Records the network over every row, after the sets' pre-pass where the run has set
+    /// indices (`sets`, checked), and returns the command buffers to submit.
     pub(crate) fn record(
         &self,
         context: &Context,
@@ -192,6 +222,7 @@ impl CoopmatMlp {
         buffers: &MlpBuffers<'_>,
         input: BoundRange,
         output: BoundRange,
+        sets: Option<(&SetGrouper, (&wgpu::Buffer, BoundRange))>,
     ) -> Result<Vec<wgpu::CommandBuffer>> {
         let rows = buffers.layout.rows;
         if rows == 0 {
@@ -217,6 +248,8 @@ impl CoopmatMlp {
                 self.max_width,
                 subgroup_size * subgroups,
                 self.activations,
+                // INDEXED: without set indices every row's set is 0 as a constant.
+                u32::from(sets.is_some()),
             ],
             required_subgroup_size: subgroup_size,
         };
@@ -230,28 +263,41 @@ impl CoopmatMlp {
             input_width: desc.input_width(),
             output_width: desc.output_width(),
             groups_x: grid[0],
-            unused: [0; 9],
+            slots: SetGrouper::unindexed(),
+            weight_set_stride: self.weight_set_stride,
+            bias_set_stride: self.bias_set_stride,
+            unused: [0; 3],
         };
         let whole = |buffer: &wgpu::Buffer| BoundRange {
             offset_bytes: 0,
             size_bytes: buffer.size(),
             first_element: 0,
         };
+        // With set indices, the pre-pass (in a command buffer of its own, submitted first)
+        // fills the run buffer, which then is binding 3, the table at its start.
+        let mut params = params;
+        let (mut command_buffers, slots) =
+            record_raw_prepass(context, sets, rows, buffers.grouping, &self.table)?;
+        if let Some(slots) = &slots {
+            params.slots = slots.params;
+        }
+        let table = slots.as_ref().map_or(&self.table, |slots| &slots.buffer);
         let bindings = [
             (buffers.input, input),
             (&self.weights, whole(&self.weights)),
             (buffers.output, output),
-            (&self.table, whole(&self.table)),
+            (table, whole(table)),
         ];
         let timestamp_pair = context
             .timer()
             .and_then(|(timer, _)| timer.claim_raw(kernels.has_timestamps()));
-        kernels.record_raw(
+        command_buffers.extend(kernels.record_raw(
             pipeline,
             &bindings,
             bytemuck::bytes_of(&params),
             grid,
             timestamp_pair,
-        )
+        )?);
+        Ok(command_buffers)
     }
 }

@@ -19,7 +19,7 @@ use crate::kind::MlpKernel;
 use crate::mlp::coopmat::MlpVariant;
 use crate::mlp::desc::{LayerWeights, MlpDesc};
 use crate::mlp::rows::{MlpBuffers, MlpIo, RowParams};
-use crate::mlp::sets::{SetGrouper, SlotParams};
+use crate::mlp::sets::{record_raw_prepass, SetGrouper, SlotParams};
 use crate::vulkan::dispatch::{PipelineKey, PushConstants};
 
 include!(concat!(env!("OUT_DIR"), "/mlp_coopvec_variants.rs"));
@@ -308,30 +308,12 @@ impl CoopvecMlp {
         };
         // With set indices, the pre-pass (in a command buffer of its own, submitted first)
         // fills the run buffer, which then is binding 3, the table at its start.
-        let mut command_buffers = Vec::new();
         let mut params = params;
-        let slots = match sets {
-            Some((grouper, indices)) => {
-                let mut encoder =
-                    context
-                        .device()
-                        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                            label: Some("coopgemm network sets"),
-                        });
-                let slots = grouper.record(
-                    context,
-                    indices,
-                    rows,
-                    buffers.grouping,
-                    Some(&self.table),
-                    &mut encoder,
-                )?;
-                command_buffers.push(encoder.finish());
-                params.slots = slots.params;
-                Some(slots)
-            }
-            None => None,
-        };
+        let (mut command_buffers, slots) =
+            record_raw_prepass(context, sets, rows, buffers.grouping, &self.table)?;
+        if let Some(slots) = &slots {
+            params.slots = slots.params;
+        }
         let table = slots.as_ref().map_or(&self.table, |slots| &slots.buffer);
         let bindings = [
             (buffers.input, input),

@@ -197,7 +197,7 @@ impl Context {
         let (simt, coopmat, coopvec) = self.scoped(|| -> Result<_> {
             Ok((
                 SimtMlp::new(self, desc, &views)?,
-                CoopmatMlp::new(self, desc, views[0])?,
+                CoopmatMlp::new(self, desc, &views)?,
                 CoopvecMlp::new(self, desc, &views)?,
             ))
         })??;
@@ -222,21 +222,14 @@ impl Context {
     }
 
     /// Which kernel runs `mlp` on rows of `io`, and why (every kernel that cannot, with its
-    /// reason). For a network with several weight sets, the kernel that runs rows with set
-    /// indices (without, every kernel evaluates set 0).
+    /// reason). Every kernel runs rows with set indices (without, every row uses set 0).
     pub fn plan_mlp(&self, mlp: &Mlp, io: MlpIo) -> Result<MlpPlan> {
-        self.plan_mlp_for(mlp, io, false, mlp.sets() > 1)
+        self.plan_mlp_for(mlp, io, false)
     }
 
     /// [`Context::plan_mlp`] among the kernels that can record into a shared encoder only,
-    /// if `shared_encoder`, and that can run rows with set indices, if `indexed`.
-    fn plan_mlp_for(
-        &self,
-        mlp: &Mlp,
-        io: MlpIo,
-        shared_encoder: bool,
-        indexed: bool,
-    ) -> Result<MlpPlan> {
+    /// if `shared_encoder`.
+    fn plan_mlp_for(&self, mlp: &Mlp, io: MlpIo, shared_encoder: bool) -> Result<MlpPlan> {
         io.check()?;
         let candidates = MlpKernel::ALL.map(|kernel| {
             let support = if shared_encoder && !kernel.records_into_shared_encoder() {
@@ -244,8 +237,6 @@ impl Context {
                     "records raw Vulkan commands, which cannot share a wgpu encoder (use run_mlp)"
                         .into(),
                 )
-            } else if indexed && kernel == MlpKernel::Coopmat {
-                Err("cannot run several weight sets (rows with set indices)".into())
             } else {
                 match kernel {
                     MlpKernel::Coopmat => mlp
@@ -294,7 +285,7 @@ impl Context {
         mlp: &Mlp,
         buffers: &MlpBuffers<'_>,
     ) -> Result<MlpPlan> {
-        let plan = self.plan_mlp_for(mlp, buffers.io, true, buffers.set_indices.is_some())?;
+        let plan = self.plan_mlp_for(mlp, buffers.io, true)?;
         for (chunk, input, output) in buffers.bind_chunks(mlp.desc(), &self.device().limits())? {
             self.encode_simt_rows(mlp, &chunk, input, output, encoder)?;
         }
@@ -308,7 +299,7 @@ impl Context {
         mlp: &Mlp,
         buffers: &MlpBuffers<'_>,
     ) -> Result<(MlpPlan, Vec<wgpu::CommandBuffer>)> {
-        let plan = self.plan_mlp_for(mlp, buffers.io, false, buffers.set_indices.is_some())?;
+        let plan = self.plan_mlp_for(mlp, buffers.io, false)?;
         let mut command_buffers = Vec::new();
         for (chunk, input, output) in buffers.bind_chunks(mlp.desc(), &self.device().limits())? {
             command_buffers.extend(self.record_mlp_rows(
@@ -333,13 +324,18 @@ impl Context {
     ) -> Result<Vec<wgpu::CommandBuffer>> {
         Ok(match kernel {
             // The plan chose the kernel, so the network has its copy.
-            MlpKernel::Coopmat => kernel_copy(&mlp.inner.coopmat, kernel)?.record(
-                self,
-                mlp.desc(),
-                buffers,
-                input,
-                output,
-            )?,
+            MlpKernel::Coopmat => {
+                let indices = mlp.bind_set_indices(self, buffers)?;
+                let sets = indices.map(|indices| (&mlp.inner.grouper, indices));
+                kernel_copy(&mlp.inner.coopmat, kernel)?.record(
+                    self,
+                    mlp.desc(),
+                    buffers,
+                    input,
+                    output,
+                    sets,
+                )?
+            }
             MlpKernel::Coopvec => {
                 let indices = mlp.bind_set_indices(self, buffers)?;
                 let sets = indices.map(|indices| (&mlp.inner.grouper, indices));

@@ -24,9 +24,6 @@ const KERNEL: &str = include_str!("../../wgsl/mlp/group_sets.wgsl");
 
 /// Rows per workgroup of the pre-pass (`ROWS_PER_GROUP` in the kernel).
 const ROWS_PER_GROUP: u64 = 1024;
-/// Words of the run buffer before the counts: the raw-Vulkan kernels' layer table is copied
-/// there (so that it stays their binding 3, the run buffer).
-pub(crate) const TABLE_WORDS: u32 = 64;
 /// `order_first` where slot `s` is row `s`.
 const NO_ORDER: u32 = u32::MAX;
 
@@ -185,7 +182,15 @@ impl SetGrouper {
         let device = context.device();
         let limits = device.limits();
         let bins = self.sets + 1;
-        let counts_first = TABLE_WORDS;
+        // The raw-Vulkan kernels' layer table first (so that it stays their binding 3, the
+        // run buffer), 256-byte aligned.
+        let table_bytes = table.map_or(0, wgpu::Buffer::size);
+        let Ok(counts_first) = u32::try_from(table_bytes.div_ceil(4).next_multiple_of(64)) else {
+            return Err(Error::BufferTooLarge {
+                bytes: table_bytes,
+                limit: u64::from(u32::MAX),
+            });
+        };
         let slots_first = (counts_first + 2 * bins).next_multiple_of(64);
         let library = grouping == MlpGrouping::Library;
         let order_first = if library {
@@ -201,7 +206,6 @@ impl SetGrouper {
         };
         let buffer = self.run_buffer.get(bytes)?;
         if let Some(table) = table {
-            let table_bytes = table.size().min(4 * u64::from(TABLE_WORDS));
             encoder.copy_buffer_to_buffer(table, 0, &buffer, 0, table_bytes);
         }
         encoder.clear_buffer(
@@ -276,4 +280,27 @@ impl SetGrouper {
             },
         })
     }
+}
+
+/// The sets' pre-pass of a raw-Vulkan kernel's run, where it has set indices (`sets`,
+/// checked): [`SetGrouper::record`] into a command buffer of its own (submitted before the
+/// kernel's), with the kernel's layer `table`, and the run buffer with the parameters of
+/// its slots. Nothing without set indices.
+pub(crate) fn record_raw_prepass(
+    context: &Context,
+    sets: Option<(&SetGrouper, (&wgpu::Buffer, BoundRange))>,
+    rows: u32,
+    grouping: MlpGrouping,
+    table: &wgpu::Buffer,
+) -> Result<(Vec<wgpu::CommandBuffer>, Option<SlotRun>)> {
+    let Some((grouper, indices)) = sets else {
+        return Ok((Vec::new(), None));
+    };
+    let mut encoder = context
+        .device()
+        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("coopgemm network sets"),
+        });
+    let slots = grouper.record(context, indices, rows, grouping, Some(table), &mut encoder)?;
+    Ok((vec![encoder.finish()], Some(slots)))
 }

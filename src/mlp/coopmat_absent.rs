@@ -6,6 +6,7 @@ use crate::context::Context;
 use crate::error::Result;
 use crate::mlp::desc::{LayerWeights, MlpDesc};
 use crate::mlp::rows::{MlpBuffers, MlpIo};
+use crate::mlp::sets::SetGrouper;
 
 /// Never built here.
 #[derive(Debug)]
@@ -16,7 +17,7 @@ impl CoopmatMlp {
     pub(crate) fn new(
         _context: &Context,
         _desc: &MlpDesc,
-        _weights: &[LayerWeights],
+        _sets: &[&[LayerWeights]],
     ) -> Result<std::result::Result<CoopmatMlp, String>> {
         Ok(Err(crate::backend::coopmat::NOT_BUILT.into()))
     }
@@ -36,6 +37,7 @@ impl CoopmatMlp {
         _buffers: &MlpBuffers<'_>,
         _input: BoundRange,
         _output: BoundRange,
+        _sets: Option<(&SetGrouper, (&wgpu::Buffer, BoundRange))>,
     ) -> Result<Vec<wgpu::CommandBuffer>> {
         match *self {}
     }

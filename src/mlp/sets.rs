@@ -286,6 +286,7 @@ impl SetGrouper {
 /// checked): [`SetGrouper::record`] into a command buffer of its own (submitted before the
 /// kernel's), with the kernel's layer `table`, and the run buffer with the parameters of
 /// its slots. Nothing without set indices.
+#[cfg(vulkan_interop)]
 pub(crate) fn record_raw_prepass(
     context: &Context,
     sets: Option<(&SetGrouper, (&wgpu::Buffer, BoundRange))>,

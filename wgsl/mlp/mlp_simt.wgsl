@@ -129,8 +129,8 @@ fn store4(r: u32, source: u32, o: u32, sums: vec4<f32>, activation: u32, slope: 
     activations[r][result][o + 3u] = activate(sums.w, activation, slope);
 }
 
-// Row `row`'s slot: the row it evaluates, its weight set's first vec4, and whether its
-// result is stored. Spare invocations (past the last row, or whose set is out of range)
+// Slot `slot`: the row it evaluates, its weight set's first vec4, and whether its result
+// is stored. Spare invocations (past the last row, or whose set is out of range)
 // evaluate a row too and store nothing: none returns early, so that the layers run in
 // uniform control flow. The host records nothing for 0 rows.
 struct Slot {

@@ -9,7 +9,7 @@ use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::mlp::desc::{LayerWeights, MlpDesc};
 use crate::mlp::rows::{MlpBuffers, MlpIo, RowParams};
-use crate::mlp::sets::{record_raw_prepass, SetGrouper, SlotParams};
+use crate::mlp::sets::{record_raw_network, RawNetworkDispatch, SetGrouper, SlotParams};
 use crate::vulkan::dispatch::{PipelineKey, PushConstants};
 
 /// One compiled variant of `glsl/mlp_coopmat.comp`.
@@ -268,36 +268,23 @@ impl CoopmatMlp {
             bias_set_stride: self.bias_set_stride,
             unused: [0; 3],
         };
-        let whole = |buffer: &wgpu::Buffer| BoundRange {
-            offset_bytes: 0,
-            size_bytes: buffer.size(),
-            first_element: 0,
-        };
-        // With set indices, the pre-pass (in a command buffer of its own, submitted first)
-        // fills the run buffer, which then is binding 3, the table at its start.
-        let mut params = params;
-        let (mut command_buffers, slots) =
-            record_raw_prepass(context, sets, rows, buffers.grouping, &self.table)?;
-        if let Some(slots) = &slots {
-            params.slots = slots.params;
-        }
-        let table = slots.as_ref().map_or(&self.table, |slots| &slots.buffer);
-        let bindings = [
-            (buffers.input, input),
-            (&self.weights, whole(&self.weights)),
-            (buffers.output, output),
-            (table, whole(table)),
-        ];
-        let timestamp_pair = context
-            .timer()
-            .and_then(|(timer, _)| timer.claim_raw(kernels.has_timestamps()));
-        command_buffers.extend(kernels.record_raw(
+        let dispatch = RawNetworkDispatch {
+            kernels,
             pipeline,
-            &bindings,
-            bytemuck::bytes_of(&params),
             grid,
-            timestamp_pair,
-        )?);
-        Ok(command_buffers)
+            input: (buffers.input, input),
+            parameters: &self.weights,
+            output: (buffers.output, output),
+            table: &self.table,
+        };
+        record_raw_network(
+            context,
+            dispatch,
+            sets,
+            rows,
+            buffers.grouping,
+            params,
+            |params| &mut params.slots,
+        )
     }
 }

@@ -282,26 +282,80 @@ impl SetGrouper {
     }
 }
 
-/// The sets' pre-pass of a raw-Vulkan kernel's run, where it has set indices (`sets`,
-/// checked): [`SetGrouper::record`] into a command buffer of its own (submitted before the
-/// kernel's), with the kernel's layer `table`, and the run buffer with the parameters of
-/// its slots. Nothing without set indices.
+/// What a raw-Vulkan network kernel binds and dispatches for one run: its pipeline and
+/// grid, the input and output ranges, its parameter buffer (weights, and for some kernels
+/// biases) and its layer table.
 #[cfg(vulkan_interop)]
-pub(crate) fn record_raw_prepass(
+pub(crate) struct RawNetworkDispatch<'a> {
+    pub kernels: &'a crate::vulkan::dispatch::VulkanKernels,
+    pub pipeline: ash::vk::Pipeline,
+    pub grid: [u32; 3],
+    pub input: (&'a wgpu::Buffer, BoundRange),
+    pub parameters: &'a wgpu::Buffer,
+    pub output: (&'a wgpu::Buffer, BoundRange),
+    pub table: &'a wgpu::Buffer,
+}
+
+/// Records one run of a raw-Vulkan network kernel (cooperative matrices or vectors).
+///
+/// With set indices (`sets`, checked), [`SetGrouper::record`] first fills the run buffer
+/// in a command buffer of its own, submitted before the kernel's: the kernel's layer table
+/// at its start, then the slots, whose parameters go into `params` through `slots_of`; the
+/// run buffer then replaces the table as binding 3. The bindings are input, parameters,
+/// output and table; `params` are the push constants.
+#[cfg(vulkan_interop)]
+pub(crate) fn record_raw_network<P: bytemuck::Pod>(
     context: &Context,
+    dispatch: RawNetworkDispatch<'_>,
     sets: Option<(&SetGrouper, (&wgpu::Buffer, BoundRange))>,
     rows: u32,
     grouping: MlpGrouping,
-    table: &wgpu::Buffer,
-) -> Result<(Vec<wgpu::CommandBuffer>, Option<SlotRun>)> {
-    let Some((grouper, indices)) = sets else {
-        return Ok((Vec::new(), None));
+    mut params: P,
+    slots_of: impl FnOnce(&mut P) -> &mut SlotParams,
+) -> Result<Vec<wgpu::CommandBuffer>> {
+    let mut command_buffers = Vec::new();
+    let mut run_buffer = None;
+    if let Some((grouper, indices)) = sets {
+        let mut encoder =
+            context
+                .device()
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                    label: Some("coopgemm network sets"),
+                });
+        let slots = grouper.record(
+            context,
+            indices,
+            rows,
+            grouping,
+            Some(dispatch.table),
+            &mut encoder,
+        )?;
+        command_buffers.push(encoder.finish());
+        *slots_of(&mut params) = slots.params;
+        run_buffer = Some(slots.buffer);
+    }
+    let table = run_buffer.as_ref().unwrap_or(dispatch.table);
+    let whole = |buffer: &wgpu::Buffer| BoundRange {
+        offset_bytes: 0,
+        size_bytes: buffer.size(),
+        first_element: 0,
     };
-    let mut encoder = context
-        .device()
-        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-            label: Some("coopgemm network sets"),
-        });
-    let slots = grouper.record(context, indices, rows, grouping, Some(table), &mut encoder)?;
-    Ok((vec![encoder.finish()], Some(slots)))
+    let bindings = [
+        dispatch.input,
+        (dispatch.parameters, whole(dispatch.parameters)),
+        dispatch.output,
+        (table, whole(table)),
+    ];
+    let kernels = dispatch.kernels;
+    let timestamp_pair = context
+        .timer()
+        .and_then(|(timer, _)| timer.claim_raw(kernels.has_timestamps()));
+    command_buffers.extend(kernels.record_raw(
+        dispatch.pipeline,
+        &bindings,
+        bytemuck::bytes_of(&params),
+        dispatch.grid,
+        timestamp_pair,
+    )?);
+    Ok(command_buffers)
 }

@@ -18,6 +18,9 @@
 //! included where it exceeds the GPU time; and, where the device has timestamp queries, the
 //! median GPU time of the dispatches (`Context::time_mlp_on_gpu`; layer by layer, the sum of
 //! each layer GEMM's median `Context::time_on_gpu`).
+//! `--per-submission N` records N runs of a fused kernel (`Context::record_mlp`) and
+//! submits them together: on Vulkan each wgpu submission waits on the one before, and
+//! with one run per submission that wait can show in the wall clock.
 
 use std::time::{Duration, Instant};
 
@@ -56,6 +59,10 @@ struct Args {
     /// library, pre-grouped by the caller, ungrouped).
     #[arg(long, default_value_t = 1)]
     sets: u32,
+    /// Network runs per submission (`Context::record_mlp`, then one `Queue::submit`) for the
+    /// fused kernels' wall clock; times are per run.
+    #[arg(long, default_value_t = 1)]
+    per_submission: u32,
     /// Write one JSON record per case to this file.
     #[arg(long)]
     json: Option<std::path::PathBuf>,
@@ -79,6 +86,8 @@ struct Record {
     worst_tolerance_ratio: f64,
     plan: String,
     timing: &'static str,
+    /// Runs per submission of the fused kernels' wall clock (absent in older records: 1).
+    per_submission: u32,
 }
 
 fn desc_for(name: &str) -> Option<MlpDesc> {
@@ -122,6 +131,26 @@ fn time_runs(context: &Context, mut run: impl FnMut(), samples: usize) -> f64 {
         .collect();
     times.sort_by(f64::total_cmp);
     times[times.len() / 2]
+}
+
+/// Median seconds per run of a fused network: `--per-submission` runs recorded with
+/// `Context::record_mlp` and submitted together, back to back.
+fn time_fused(context: &Context, mlp: &Mlp, buffers: &MlpBuffers<'_>, args: &Args) -> f64 {
+    let runs = args.per_submission.max(1);
+    let seconds = time_runs(
+        context,
+        || {
+            let command_buffers = (0..runs).flat_map(|_| {
+                context
+                    .record_mlp(mlp, buffers)
+                    .expect("record")
+                    .command_buffers
+            });
+            context.queue().submit(command_buffers.collect::<Vec<_>>());
+        },
+        args.samples,
+    );
+    seconds / f64::from(runs)
 }
 
 /// The median of `times` in seconds.
@@ -322,7 +351,6 @@ fn main() {
                     net: net.clone(),
                     widths: desc.widths().to_vec(),
                     rows,
-                    path,
                     io: MlpIo::F16.to_string(),
                     ms: seconds * 1e3,
                     gpu_ms: gpu.map(|gpu| gpu * 1e3),
@@ -332,6 +360,12 @@ fn main() {
                     worst_tolerance_ratio: worst,
                     plan,
                     timing: "wall-clock, back-to-back",
+                    per_submission: if path.starts_with("fused") {
+                        args.per_submission
+                    } else {
+                        1
+                    },
+                    path,
                 };
                 let gpu = r.gpu_ms.map_or("-".into(), |ms| format!("{ms:.4}"));
                 println!(
@@ -355,13 +389,7 @@ fn main() {
                     0,
                     bytemuck::cast_slice(&vec![f16::NAN; outputs]),
                 );
-                let seconds = time_runs(
-                    &context,
-                    || {
-                        context.run_mlp(&forced, &buffers).expect("run");
-                    },
-                    args.samples,
-                );
+                let seconds = time_fused(&context, &forced, &buffers, &args);
                 let gpu = context
                     .time_mlp_on_gpu(&forced, &buffers, args.samples)
                     .expect("GPU time")
@@ -398,13 +426,7 @@ fn main() {
                         0,
                         bytemuck::cast_slice(&vec![f16::NAN; outputs]),
                     );
-                    let seconds = time_runs(
-                        &context,
-                        || {
-                            context.run_mlp(&forced, &buffers).expect("run");
-                        },
-                        args.samples,
-                    );
+                    let seconds = time_fused(&context, &forced, &buffers, &args);
                     let gpu = context
                         .time_mlp_on_gpu(&forced, &buffers, args.samples)
                         .expect("GPU time")

@@ -102,7 +102,7 @@ pub use error::{Error, Operand, Result};
 pub use host::HOST_BUFFER_USAGES;
 pub use mlp::{
     LayerWeights, Mlp, MlpActivation, MlpBuffers, MlpDesc, MlpGrouping, MlpIo, MlpKernel,
-    MlpLayout, MlpPlan, MAX_MLP_SETS, MAX_MLP_WIDTH,
+    MlpLayout, MlpPlan, RecordedMlp, MAX_MLP_SETS, MAX_MLP_WIDTH,
 };
 pub use options::{AutotuneChoice, BackendChoice, ContextOptions, SplitKChoice, StageBChoice};
 pub use packing::PackedB;

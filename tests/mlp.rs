@@ -325,6 +325,48 @@ fn evaluate_matches_reference(kernel: MlpKernel) {
     assert_no_validation_errors();
 }
 
+/// Two recorded runs in one submission, the second reading the first's output: both agree
+/// with the reference (the second evaluated on the first's output as read back), so the
+/// runs of one submission are ordered.
+fn recorded_runs_share_one_submission(kernel: MlpKernel) {
+    let desc = MlpDesc::uniform(&[24, 40, 24], MlpActivation::Gelu, MlpActivation::None);
+    let Some((context, mlp)) = mlp_on(kernel, &desc, 13) else {
+        return;
+    };
+    let rows = 333;
+    let values = rows as usize * 24;
+    let input: Vec<f32> = sample_data(SampleData::FullMantissa, values, 17);
+    let x = context.upload("x", &input).unwrap();
+    let first = context.upload("y1", &vec![f32::NAN; values]).unwrap();
+    let second = context.upload("y2", &vec![f32::NAN; values]).unwrap();
+    let mut command_buffers = Vec::new();
+    for (from, to) in [(&x, &first), (&first, &second)] {
+        let recorded = context
+            .record_mlp(&mlp, &MlpBuffers::new(&mlp, from, to, MlpIo::F32, rows))
+            .expect("record");
+        assert_eq!(recorded.plan.kernel, kernel);
+        command_buffers.extend(recorded.command_buffers);
+    }
+    context.queue().submit(command_buffers);
+    let mut run_input = input;
+    for (run, output) in [&first, &second].into_iter().enumerate() {
+        let result: Vec<f32> = pollster::block_on(context.download(output, values)).unwrap();
+        let reference = MlpReference::compute_for(
+            kernel,
+            &desc,
+            mlp.weights(),
+            &MlpLayout::new(&desc, rows),
+            &run_input,
+            &vec![0.0f32; values],
+        )
+        .unwrap();
+        let comparison = reference.compare(&result);
+        assert!(comparison.passed(), "{kernel}, run {run}: {comparison:?}");
+        run_input = result;
+    }
+    assert_no_validation_errors();
+}
+
 /// `rows` set indices from `seed`: most in `0..sets`, about three in a hundred out of range
 /// (`sets`, `u32::MAX`, or a little above `sets`) and two in a hundred set 0.
 fn random_sets(rows: usize, sets: u32, seed: u64) -> Vec<u32> {
@@ -455,6 +497,10 @@ macro_rules! per_kernel {
             #[test]
             fn rows_past_one_binding_run_in_chunks() {
                 super::rows_past_one_binding_run_in_chunks($kernel);
+            }
+            #[test]
+            fn recorded_runs_share_one_submission() {
+                super::recorded_runs_share_one_submission($kernel);
             }
         }
     )*};

@@ -44,5 +44,5 @@ pub use desc::{LayerWeights, MlpActivation, MlpDesc, MAX_MLP_SETS, MAX_MLP_WIDTH
 pub use kernel::MlpPlan;
 pub use reference::MlpReference;
 pub use rows::{MlpBuffers, MlpIo, MlpLayout};
-pub use run::Mlp;
+pub use run::{Mlp, RecordedMlp};
 pub use sets::MlpGrouping;

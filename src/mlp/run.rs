@@ -15,6 +15,17 @@ use crate::mlp::sets::{bind_indices, MlpGrouping, SetGrouper};
 use crate::mlp::simt::SimtMlp;
 use crate::types::Element;
 
+/// A network run recorded into command buffers of its own ([`Context::record_mlp`]),
+/// ready for `Queue::submit`.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct RecordedMlp {
+    /// Submit these, in order, on the context's queue.
+    pub command_buffers: Vec<wgpu::CommandBuffer>,
+    /// Which kernel runs and why.
+    pub plan: MlpPlan,
+}
+
 /// A network on a context's device: its shape, and its weights uploaded once in the layout
 /// of each kernel the device can run. Cheap to clone (shared).
 #[derive(Debug, Clone)]
@@ -292,9 +303,26 @@ impl Context {
         Ok(plan)
     }
 
+    /// Records `mlp` on `buffers` into command buffers of its own, ready for
+    /// `Queue::submit` on [`Context::queue`], for kernels that cannot share the caller's
+    /// encoder too (cooperative vectors and matrices record raw Vulkan commands).
+    ///
+    /// Several recorded runs (and [`Context::record`]ed GEMMs) submitted together cost one
+    /// submission: on Vulkan, wgpu makes each submission wait on a semaphore of the one
+    /// before, which on the H100 kept the GPU idle 40–50 µs between back-to-back
+    /// single-network submissions. Submit every command buffer recorded here, in order;
+    /// the descriptor sets of raw-Vulkan runs are reused only after their commands ran.
+    pub fn record_mlp(&self, mlp: &Mlp, buffers: &MlpBuffers<'_>) -> Result<RecordedMlp> {
+        let (plan, command_buffers) = self.scoped(|| self.record_mlp_chunks(mlp, buffers))??;
+        Ok(RecordedMlp {
+            command_buffers,
+            plan,
+        })
+    }
+
     /// Records `mlp` on `buffers` into command buffers of its own, in submission order: one
     /// run per chunk of rows that fits the bindings.
-    fn record_mlp(
+    fn record_mlp_chunks(
         &self,
         mlp: &Mlp,
         buffers: &MlpBuffers<'_>,
@@ -383,8 +411,8 @@ impl Context {
         mlp: &Mlp,
         buffers: &MlpBuffers<'_>,
     ) -> Result<(MlpPlan, wgpu::SubmissionIndex)> {
-        let (plan, command_buffers) = self.scoped(|| self.record_mlp(mlp, buffers))??;
-        Ok((plan, self.queue().submit(command_buffers)))
+        let recorded = self.record_mlp(mlp, buffers)?;
+        Ok((recorded.plan, self.queue().submit(recorded.command_buffers)))
     }
 
     /// Uploads `input` (rows of `mlp.desc().input_width()` values, tightly packed), runs the

@@ -452,6 +452,44 @@ fn sets_match_reference(kernel: MlpKernel) {
         }
     }
     assert_all_passed(5, &failures);
+    // Whole 16-column output tiles and rows sorted by set: blocks of one set with
+    // consecutive rows (a kernel may store those tile by tile), and the same rows grouped
+    // by the library.
+    let tiled = MlpDesc::uniform(&[16, 48, 16], MlpActivation::Relu, MlpActivation::None);
+    let tiled_sets: Vec<_> = (0..3)
+        .map(|seed| LayerWeights::seeded(&tiled, 200 + seed))
+        .collect();
+    let tiled_mlp = context
+        .build_mlp_sets(&tiled, &tiled_sets)
+        .expect("build the network")
+        .with_kernel(Some(kernel));
+    let mut tiled_indices = random_sets(rows, 3, 8);
+    tiled_indices.sort_unstable();
+    let tiled_layout = MlpLayout::new(&tiled, rows as u32);
+    for (case, result) in [
+        check_case_sets::<f16, f16>(
+            &context,
+            &tiled_mlp,
+            tiled_layout,
+            10,
+            Some((&tiled_indices, MlpGrouping::Caller)),
+        ),
+        check_case_sets::<f32, f32>(
+            &context,
+            &tiled_mlp,
+            tiled_layout,
+            11,
+            Some((&tiled_indices, MlpGrouping::Library)),
+        ),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        if let Err(why) = result {
+            failures.push(format!("{kernel} tiled case {case}: {why}"));
+        }
+    }
+    assert_all_passed(2, &failures);
     // The host helper, with its check of the indices.
     let in_range: Vec<u32> = indices.iter().map(|&i| i % 5).collect();
     let input: Vec<f32> = sample_data(SampleData::FullMantissa, 13 * rows, 9);

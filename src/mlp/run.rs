@@ -307,11 +307,11 @@ impl Context {
     /// `Queue::submit` on [`Context::queue`], for kernels that cannot share the caller's
     /// encoder too (cooperative vectors and matrices record raw Vulkan commands).
     ///
-    /// Several recorded runs (and [`Context::record`]ed GEMMs) submitted together cost one
-    /// submission: on Vulkan, wgpu makes each submission wait on a semaphore of the one
-    /// before, which on the H100 kept the GPU idle 40–50 µs between back-to-back
-    /// single-network submissions. Submit every command buffer recorded here, in order;
-    /// the descriptor sets of raw-Vulkan runs are reused only after their commands ran.
+    /// Several recorded runs (and [`Context::record`]ed GEMMs) can go into one submission,
+    /// in the order recorded: each run's commands order its reads and writes after
+    /// everything before it. Submit every command buffer recorded here, in order, before
+    /// destroying any of the run's buffers; the descriptor sets of raw-Vulkan runs are
+    /// reused only after their commands ran.
     pub fn record_mlp(&self, mlp: &Mlp, buffers: &MlpBuffers<'_>) -> Result<RecordedMlp> {
         let (plan, command_buffers) = self.scoped(|| self.record_mlp_chunks(mlp, buffers))??;
         Ok(RecordedMlp {

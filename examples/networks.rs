@@ -19,8 +19,7 @@
 //! median GPU time of the dispatches (`Context::time_mlp_on_gpu`; layer by layer, the sum of
 //! each layer GEMM's median `Context::time_on_gpu`).
 //! `--per-submission N` records N runs of a fused kernel (`Context::record_mlp`) and
-//! submits them together: on Vulkan each wgpu submission waits on the one before, and
-//! with one run per submission that wait can show in the wall clock.
+//! submits them together, to separate per-submission costs from per-run ones.
 
 use std::time::{Duration, Instant};
 

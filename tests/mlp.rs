@@ -14,8 +14,8 @@ mod common;
 
 use coopgemm::testing::{sample_data, sample_set_indices, MlpReference, SampleData};
 use coopgemm::{
-    Context, Element, Error, LayerWeights, Mlp, MlpActivation, MlpBuffers, MlpDesc, MlpGrouping,
-    MlpIo, MlpKernel, MlpLayout, Operand, MAX_MLP_SETS, MAX_MLP_WIDTH,
+    Context, Element, Error, Gemm, GemmBuffers, LayerWeights, Mlp, MlpActivation, MlpBuffers,
+    MlpDesc, MlpGrouping, MlpIo, MlpKernel, MlpLayout, Operand, MAX_MLP_SETS, MAX_MLP_WIDTH,
 };
 use half::f16;
 
@@ -325,43 +325,117 @@ fn evaluate_matches_reference(kernel: MlpKernel) {
     assert_no_validation_errors();
 }
 
-/// Two recorded runs in one submission, the second reading the first's output: both agree
-/// with the reference (the second evaluated on the first's output as read back), so the
-/// runs of one submission are ordered.
+/// `desc` with weight `sets`, forced onto `kernel`, or `None` where this device cannot run
+/// it that way.
+fn sets_on(
+    context: &Context,
+    kernel: MlpKernel,
+    desc: &MlpDesc,
+    sets: &[Vec<LayerWeights>],
+) -> Option<Mlp> {
+    let mlp = context
+        .build_mlp_sets(desc, sets)
+        .expect("build the network")
+        .with_kernel(Some(kernel));
+    if let Err(why) = context.plan_mlp(&mlp, MlpIo::F32) {
+        assert!(
+            !common::expect_coopmat(),
+            "COOPGEMM_EXPECT_COOPMAT=1 but {kernel} cannot run weight sets: {why}"
+        );
+        return None;
+    }
+    Some(mlp)
+}
+
+/// Two recorded runs of a two-set network in one submission, the second reading the
+/// first's output, with a recorded GEMM between them that reads it too: the runs use
+/// different set indices and groupings (so the second run's pre-pass rewrites the run
+/// buffer the first run's kernel read), and everything agrees with the reference (the
+/// second run evaluated on the first's output as read back; the GEMM, a permutation of the
+/// columns, exactly). So the runs of one submission are ordered.
 fn recorded_runs_share_one_submission(kernel: MlpKernel) {
+    let context = context().clone();
     let desc = MlpDesc::uniform(&[24, 40, 24], MlpActivation::Gelu, MlpActivation::None);
-    let Some((context, mlp)) = mlp_on(kernel, &desc, 13) else {
+    let sets: Vec<_> = (0..2)
+        .map(|seed| LayerWeights::seeded(&desc, 13 + seed))
+        .collect();
+    let Some(mlp) = sets_on(&context, kernel, &desc, &sets) else {
         return;
     };
     let rows = 333;
-    let values = rows as usize * 24;
+    let values = rows * 24;
     let input: Vec<f32> = sample_data(SampleData::FullMantissa, values, 17);
+    // In range, so that every row of both runs is evaluated (and no NaN reaches the GEMM).
+    let run_indices = [
+        sample_set_indices(rows, 2, 21),
+        sample_set_indices(rows, 2, 22),
+    ];
     let x = context.upload("x", &input).unwrap();
     let first = context.upload("y1", &vec![f32::NAN; values]).unwrap();
     let second = context.upload("y2", &vec![f32::NAN; values]).unwrap();
+    let permuted = context
+        .upload("y1 permuted", &vec![f32::NAN; values])
+        .unwrap();
+    // Column c of the GEMM's output is column 23 - c of the first run's.
+    let mut reversal = vec![0.0f32; 24 * 24];
+    for c in 0..24 {
+        reversal[(23 - c) * 24 + c] = 1.0;
+    }
+    let reversal = context.upload("reversal", &reversal).unwrap();
+    let index_buffers: Vec<_> = run_indices
+        .iter()
+        .map(|indices| {
+            context
+                .upload("indices", bytemuck::cast_slice::<u32, i32>(indices))
+                .unwrap()
+        })
+        .collect();
     let mut command_buffers = Vec::new();
-    for (from, to) in [(&x, &first), (&first, &second)] {
-        let recorded = context
-            .record_mlp(&mlp, &MlpBuffers::new(&mlp, from, to, MlpIo::F32, rows))
-            .expect("record");
+    for (run, (from, to)) in [(&x, &first), (&first, &second)].into_iter().enumerate() {
+        let grouping = [MlpGrouping::Library, MlpGrouping::Caller][run];
+        let buffers = MlpBuffers::new(&mlp, from, to, MlpIo::F32, rows as u32)
+            .with_set_indices(&index_buffers[run])
+            .with_grouping(grouping);
+        let recorded = context.record_mlp(&mlp, &buffers).expect("record");
         assert_eq!(recorded.plan.kernel, kernel);
         command_buffers.extend(recorded.command_buffers);
+        if run == 0 {
+            let gemm = Gemm::new(rows as u32, 24, 24);
+            let recorded = context
+                .record(&gemm, &GemmBuffers::new(&first, &reversal, &permuted))
+                .expect("record the GEMM");
+            command_buffers.extend(recorded.command_buffers);
+        }
     }
     context.queue().submit(command_buffers);
+    let weight_sets: Vec<&[LayerWeights]> = sets.iter().map(Vec::as_slice).collect();
     let mut run_input = input;
     for (run, output) in [&first, &second].into_iter().enumerate() {
         let result: Vec<f32> = pollster::block_on(context.download(output, values)).unwrap();
-        let reference = MlpReference::compute_for(
+        let reference = MlpReference::compute_sets_for(
             kernel,
             &desc,
-            mlp.weights(),
-            &MlpLayout::new(&desc, rows),
+            &weight_sets,
+            Some(&run_indices[run]),
+            &MlpLayout::new(&desc, rows as u32),
             &run_input,
-            &vec![0.0f32; values],
+            &vec![f32::NAN; values],
         )
         .unwrap();
         let comparison = reference.compare(&result);
         assert!(comparison.passed(), "{kernel}, run {run}: {comparison:?}");
+        if run == 0 {
+            let gemm: Vec<f32> = pollster::block_on(context.download(&permuted, values)).unwrap();
+            for (row, (got, want)) in gemm.chunks(24).zip(result.chunks(24)).enumerate() {
+                let reversed: Vec<f32> = want.iter().rev().copied().collect();
+                assert!(
+                    got.iter()
+                        .zip(&reversed)
+                        .all(|(g, w)| g.to_bits() == w.to_bits()),
+                    "{kernel}: the GEMM's row {row} is {got:?}, not the reversed {reversed:?}"
+                );
+            }
+        }
         run_input = result;
     }
     assert_no_validation_errors();
@@ -386,27 +460,20 @@ fn random_sets(rows: usize, sets: u32, seed: u64) -> Vec<u32> {
 
 /// Five weight sets, odd widths: random indices grouped by the library, the same sorted and
 /// grouped by the caller, and unsorted rows the caller says are grouped (slower, same
-/// results); rows out of range keep their output.
+/// results); rows out of range keep their output. Then three sets of a network with whole
+/// 16-column output tiles, sorted and grouped by the caller or by the library.
 fn sets_match_reference(kernel: MlpKernel) {
     let context = context().clone();
     let desc = MlpDesc::uniform(&[13, 40, 21, 7], MlpActivation::Silu, MlpActivation::None);
     let sets: Vec<_> = (0..5)
         .map(|seed| LayerWeights::seeded(&desc, 100 + seed))
         .collect();
-    let mlp = context
-        .build_mlp_sets(&desc, &sets)
-        .expect("build the network")
-        .with_kernel(Some(kernel));
+    let Some(mlp) = sets_on(&context, kernel, &desc, &sets) else {
+        return;
+    };
     assert_eq!((mlp.sets(), mlp.weights()), (5, &sets[0][..]));
     let rows = 1000;
     let indices = random_sets(rows, 5, 3);
-    if let Err(why) = context.plan_mlp(&mlp, MlpIo::F32) {
-        assert!(
-            !common::expect_coopmat(),
-            "COOPGEMM_EXPECT_COOPMAT=1 but {kernel} cannot run weight sets: {why}"
-        );
-        return;
-    }
     let mut sorted = indices.clone();
     sorted.sort_unstable();
     let gapped = layout(&desc, rows as u32, 5, 3);
@@ -452,9 +519,9 @@ fn sets_match_reference(kernel: MlpKernel) {
         }
     }
     assert_all_passed(5, &failures);
-    // Whole 16-column output tiles and rows sorted by set: blocks of one set with
-    // consecutive rows (a kernel may store those tile by tile), and the same rows grouped
-    // by the library.
+    // Whole 16-column output tiles with rows sorted by set (blocks of one set with
+    // consecutive rows: a guard for any kernel path that stores such blocks tile by tile),
+    // and the same indices grouped by the library.
     let tiled = MlpDesc::uniform(&[16, 48, 16], MlpActivation::Relu, MlpActivation::None);
     let tiled_sets: Vec<_> = (0..3)
         .map(|seed| LayerWeights::seeded(&tiled, 200 + seed))

@@ -276,15 +276,10 @@ impl CoopmatMlp {
             parameters: &self.weights,
             output: (buffers.output, output),
             table: &self.table,
-        };
-        record_raw_network(
-            context,
-            dispatch,
-            sets,
             rows,
-            buffers.grouping,
-            params,
-            |params| &mut params.slots,
-        )
+            sets,
+            grouping: buffers.grouping,
+        };
+        record_raw_network(context, dispatch, params, |params| &mut params.slots)
     }
 }

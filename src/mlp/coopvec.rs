@@ -309,16 +309,11 @@ impl CoopvecMlp {
             parameters: &self.parameters,
             output: (buffers.output, output),
             table: &self.table,
-        };
-        record_raw_network(
-            context,
-            dispatch,
-            sets,
             rows,
-            buffers.grouping,
-            params,
-            |params| &mut params.slots,
-        )
+            sets,
+            grouping: buffers.grouping,
+        };
+        record_raw_network(context, dispatch, params, |params| &mut params.slots)
     }
 }
 

@@ -16,6 +16,8 @@
 //!   ([`MlpBuffers::with_set_indices`], [`MlpGrouping`]).
 //! - [`Context::run_mlp`](crate::Context::run_mlp) evaluates it on `rows` rows of f16 or f32
 //!   input into f16 or f32 output ([`MlpBuffers`], [`MlpIo`]);
+//!   [`Context::record_mlp`](crate::Context::record_mlp) records a run for the caller to
+//!   submit, with others ([`RecordedMlp`]);
 //!   [`Context::plan_mlp`](crate::Context::plan_mlp) says which kernel runs and why
 //!   ([`MlpPlan`]).
 //!

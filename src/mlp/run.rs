@@ -245,7 +245,7 @@ impl Context {
         let candidates = MlpKernel::ALL.map(|kernel| {
             let support = if shared_encoder && !kernel.records_into_shared_encoder() {
                 Err(
-                    "records raw Vulkan commands, which cannot share a wgpu encoder (use run_mlp)"
+                    "records raw Vulkan commands, which cannot share a wgpu encoder (use run_mlp or record_mlp)"
                         .into(),
                 )
             } else {
@@ -288,7 +288,8 @@ impl Context {
 
     /// Records `mlp` on `buffers` into `encoder` (the caller submits it), after the sets'
     /// pre-pass where `buffers` has set indices. Only kernels that record plain wgpu
-    /// commands can share an encoder. Rows that do not fit one binding run in chunks
+    /// commands can share an encoder; [`Context::record_mlp`] records any kernel into
+    /// command buffers of its own. Rows that do not fit one binding run in chunks
     /// (without set indices), one dispatch each.
     pub fn encode_mlp(
         &self,
@@ -307,11 +308,13 @@ impl Context {
     /// `Queue::submit` on [`Context::queue`], for kernels that cannot share the caller's
     /// encoder too (cooperative vectors and matrices record raw Vulkan commands).
     ///
-    /// Several recorded runs (and [`Context::record`]ed GEMMs) can go into one submission,
-    /// in the order recorded: each run's commands order its reads and writes after
-    /// everything before it. Submit every command buffer recorded here, in order, before
-    /// destroying any of the run's buffers; the descriptor sets of raw-Vulkan runs are
-    /// reused only after their commands ran.
+    /// Several recorded runs (and [`Context::record`]ed GEMMs) can go into one submission:
+    /// each run's commands order its reads and writes after everything before it. Submit
+    /// each run's command buffers in order and as one piece (runs of one network with set
+    /// indices share its run buffer, which each run's first command buffer rewrites), runs
+    /// in the order recorded, before destroying any of their buffers. A raw-Vulkan run that
+    /// is never submitted holds its descriptor set, its event and clones of its buffers for
+    /// the life of the context.
     pub fn record_mlp(&self, mlp: &Mlp, buffers: &MlpBuffers<'_>) -> Result<RecordedMlp> {
         let (plan, command_buffers) = self.scoped(|| self.record_mlp_chunks(mlp, buffers))??;
         Ok(RecordedMlp {

@@ -283,8 +283,9 @@ impl SetGrouper {
 }
 
 /// What a raw-Vulkan network kernel binds and dispatches for one run: its pipeline and
-/// grid, the input and output ranges, its parameter buffer (weights, and for some kernels
-/// biases) and its layer table.
+/// grid, the input and output ranges, its parameter buffer (weights; the cooperative-vector
+/// kernel's biases too), its layer table (the cooperative-matrix kernel's bias tiles too),
+/// and the run's rows and set indices (`sets`, checked) with who groups them.
 #[cfg(vulkan_interop)]
 pub(crate) struct RawNetworkDispatch<'a> {
     pub kernels: &'a crate::vulkan::dispatch::VulkanKernels,
@@ -294,11 +295,14 @@ pub(crate) struct RawNetworkDispatch<'a> {
     pub parameters: &'a wgpu::Buffer,
     pub output: (&'a wgpu::Buffer, BoundRange),
     pub table: &'a wgpu::Buffer,
+    pub rows: u32,
+    pub sets: Option<(&'a SetGrouper, (&'a wgpu::Buffer, BoundRange))>,
+    pub grouping: MlpGrouping,
 }
 
 /// Records one run of a raw-Vulkan network kernel (cooperative matrices or vectors).
 ///
-/// With set indices (`sets`, checked), [`SetGrouper::record`] first fills the run buffer
+/// With set indices, [`SetGrouper::record`] first fills the run buffer
 /// in a command buffer of its own, submitted before the kernel's: the kernel's layer table
 /// at its start, then the slots, whose parameters go into `params` through `slots_of`; the
 /// run buffer then replaces the table as binding 3. The bindings are input, parameters,
@@ -307,15 +311,12 @@ pub(crate) struct RawNetworkDispatch<'a> {
 pub(crate) fn record_raw_network<P: bytemuck::Pod>(
     context: &Context,
     dispatch: RawNetworkDispatch<'_>,
-    sets: Option<(&SetGrouper, (&wgpu::Buffer, BoundRange))>,
-    rows: u32,
-    grouping: MlpGrouping,
     mut params: P,
     slots_of: impl FnOnce(&mut P) -> &mut SlotParams,
 ) -> Result<Vec<wgpu::CommandBuffer>> {
     let mut command_buffers = Vec::new();
     let mut run_buffer = None;
-    if let Some((grouper, indices)) = sets {
+    if let Some((grouper, indices)) = dispatch.sets {
         let mut encoder =
             context
                 .device()
@@ -325,8 +326,8 @@ pub(crate) fn record_raw_network<P: bytemuck::Pod>(
         let slots = grouper.record(
             context,
             indices,
-            rows,
-            grouping,
+            dispatch.rows,
+            dispatch.grouping,
             Some(dispatch.table),
             &mut encoder,
         )?;

@@ -272,13 +272,12 @@ impl CoopmatMlp {
             kernels,
             pipeline,
             grid,
-            input: (buffers.input, input),
+            buffers,
+            input,
+            output,
             parameters: &self.weights,
-            output: (buffers.output, output),
             table: &self.table,
-            rows,
             sets,
-            grouping: buffers.grouping,
         };
         record_raw_network(context, dispatch, params, |params| &mut params.slots)
     }

@@ -305,13 +305,12 @@ impl CoopvecMlp {
             kernels,
             pipeline,
             grid,
-            input: (buffers.input, input),
+            buffers,
+            input,
+            output,
             parameters: &self.parameters,
-            output: (buffers.output, output),
             table: &self.table,
-            rows,
             sets,
-            grouping: buffers.grouping,
         };
         record_raw_network(context, dispatch, params, |params| &mut params.slots)
     }

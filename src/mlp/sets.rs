@@ -283,21 +283,21 @@ impl SetGrouper {
 }
 
 /// What a raw-Vulkan network kernel binds and dispatches for one run: its pipeline and
-/// grid, the input and output ranges, its parameter buffer (weights; the cooperative-vector
-/// kernel's biases too), its layer table (the cooperative-matrix kernel's bias tiles too),
-/// and the run's rows and set indices (`sets`, checked) with who groups them.
+/// grid, the run's buffers (`buffers`, their grouping too) with the input and output
+/// ranges bound, its parameter buffer (weights; the cooperative-vector kernel's biases
+/// too), its layer table (the cooperative-matrix kernel's bias tiles too), and the run's
+/// set indices (`sets`, checked).
 #[cfg(vulkan_interop)]
 pub(crate) struct RawNetworkDispatch<'a> {
     pub kernels: &'a crate::vulkan::dispatch::VulkanKernels,
     pub pipeline: ash::vk::Pipeline,
     pub grid: [u32; 3],
-    pub input: (&'a wgpu::Buffer, BoundRange),
+    pub buffers: &'a crate::mlp::rows::MlpBuffers<'a>,
+    pub input: BoundRange,
+    pub output: BoundRange,
     pub parameters: &'a wgpu::Buffer,
-    pub output: (&'a wgpu::Buffer, BoundRange),
     pub table: &'a wgpu::Buffer,
-    pub rows: u32,
     pub sets: Option<(&'a SetGrouper, (&'a wgpu::Buffer, BoundRange))>,
-    pub grouping: MlpGrouping,
 }
 
 /// Records one run of a raw-Vulkan network kernel (cooperative matrices or vectors).
@@ -326,8 +326,8 @@ pub(crate) fn record_raw_network<P: bytemuck::Pod>(
         let slots = grouper.record(
             context,
             indices,
-            dispatch.rows,
-            dispatch.grouping,
+            dispatch.buffers.layout.rows,
+            dispatch.buffers.grouping,
             Some(dispatch.table),
             &mut encoder,
         )?;
@@ -342,9 +342,9 @@ pub(crate) fn record_raw_network<P: bytemuck::Pod>(
         first_element: 0,
     };
     let bindings = [
-        dispatch.input,
+        (dispatch.buffers.input, dispatch.input),
         (dispatch.parameters, whole(dispatch.parameters)),
-        dispatch.output,
+        (dispatch.buffers.output, dispatch.output),
         (table, whole(table)),
     ];
     let kernels = dispatch.kernels;

@@ -62,21 +62,25 @@ impl AutoSplit {
         workgroups: TARGET_WORKGROUPS,
     };
     /// The coopmat2 kernel's few-row tiles
-    /// ([`WorkgroupScopeConfig::FEW_ROWS_TILES`](crate::config::WorkgroupScopeConfig::FEW_ROWS_TILES)):
-    /// at most about 128 workgroups, at least 4096 of K. On the H100 (f16, 16 to 64 rows,
-    /// `examples/results/h100-2026-11-27-few-rows/` and `h100-2026-11-27-rows64/`), for
-    /// both tiles:
-    /// - N = 4096 (32 tiles) ran fastest in 4 slices (32 x 4096 x 14336: 67-70 us,
-    ///   against 74-77 in 8 and 101-102 in 2; 64 x 4096 x 4096: 31-32 us, against 40-41
-    ///   in 2 and 55-58 unsplit);
-    /// - N = 8192 (64 tiles) in 2 (32 x 8192 x 4096: 44-46 us, against 56-57 unsplit);
-    /// - N = 14336 (112 tiles) unsplit (32 x 14336 x 4096: 65-67 us against 75-78 in 2,
-    ///   16 rows 79-87 against 88-95, 64 rows 71-72 against 87-90).
-    pub(crate) const FEW_ROWS: AutoSplit = AutoSplit {
-        max_tiles: TARGET_WORKGROUPS / 2,
-        min_k: 4 * MIN_SLICE_K,
-        workgroups: TARGET_WORKGROUPS / 2,
-    };
+    /// ([`WorkgroupScopeConfig::FEW_ROWS_TILES`](crate::config::WorkgroupScopeConfig::FEW_ROWS_TILES)),
+    /// `block_n` columns wide: about 16384 / `block_n` workgroups (128 for the 64-row tile,
+    /// 128 columns wide; 256 for the 32-row tile, 64 wide), at least 4096 of K. That is 4
+    /// slices at N = 4096 on either tile. On the H100 (f16, 16 to 64 rows,
+    /// `examples/results/h100-2026-11-27-few-rows/`, `h100-2026-11-27-rows64/` and
+    /// `h100-2026-11-27-few-row-tiles/`):
+    /// - N = 4096 ran fastest in 4 slices on both tiles (64 x 4096 x 4096: 31-32 us, against
+    ///   40-41 in 2 and 55-58 unsplit; 16 x 4096 x 14336 on 32x64 tiles: 73-78 us against
+    ///   85-95 in 8 and 98-100 in 2; 32 rows on 32x128 tiles 67-70 against 74-77 in 8);
+    /// - N = 8192 in 2 (32 x 8192 x 4096 on 32x128 tiles: 44-46 us, against 56-57 unsplit);
+    /// - N = 14336 unsplit on the 64-row tile (64 x 14336 x 4096 71-72 us against 87-90 in 2).
+    pub(crate) fn few_rows(block_n: u32) -> AutoSplit {
+        let workgroups = FEW_ROWS_SPLIT_COLUMNS / u64::from(block_n.max(1));
+        AutoSplit {
+            max_tiles: workgroups,
+            min_k: 4 * MIN_SLICE_K,
+            workgroups,
+        }
+    }
 
     /// Every policy's `min_k` is at least this (SIMT's is the shortest).
     const SHORTEST_K: u32 = AutoSplit::SIMT.min_k;
@@ -88,7 +92,7 @@ impl AutoSplit {
             _ if cpu => None,
             KernelConfig::Simt(_) => Some(AutoSplit::SIMT),
             KernelConfig::Coopmat(CoopmatPlan::WorkgroupScope(tile)) if tile.is_few_rows_tile() => {
-                Some(AutoSplit::FEW_ROWS)
+                Some(AutoSplit::few_rows(tile.block_n))
             }
             KernelConfig::Coopmat(_) => Some(AutoSplit::COOPMAT),
             KernelConfig::WgslCoopmat(_) => None,
@@ -104,6 +108,9 @@ impl AutoSplit {
         Some((slices.min(u64::from(MAX_SLICES)) as u32).min(k / MIN_SLICE_K))
     }
 }
+
+/// Columns of C times slices that a few-row tile's split aims at ([`AutoSplit::few_rows`]).
+const FEW_ROWS_SPLIT_COLUMNS: u64 = 16384;
 
 /// The shortest K range worth a slice under `Auto` (the measurement: `docs/benchmarks.md`,
 /// SIMT).
@@ -438,25 +445,17 @@ mod tests {
             split(4096, 512, 14336, (128, 128), AutoSplit::COOPMAT),
             None
         );
-        // The few-row tiles: 4 slices of 32 tiles, 2 of 64, none of 112 or for a short K.
-        assert_eq!(
-            split(16, 4096, 14336, (32, 128), AutoSplit::FEW_ROWS),
-            Some(4)
-        );
-        assert_eq!(
-            split(32, 4096, 4096, (32, 128), AutoSplit::FEW_ROWS),
-            Some(4)
-        );
-        assert_eq!(
-            split(32, 8192, 4096, (32, 128), AutoSplit::FEW_ROWS),
-            Some(2)
-        );
-        assert_eq!(split(32, 14336, 4096, (32, 128), AutoSplit::FEW_ROWS), None);
-        assert_eq!(split(16, 4096, 2048, (32, 128), AutoSplit::FEW_ROWS), None);
-        assert_eq!(
-            split(64, 4096, 4096, (64, 128), AutoSplit::FEW_ROWS),
-            Some(4)
-        );
+        // The few-row tiles: 4 slices at N = 4096 on either, 2 at N = 8192, none for
+        // N = 14336 or a short K.
+        let (narrow, wide) = (AutoSplit::few_rows(64), AutoSplit::few_rows(128));
+        assert_eq!(split(16, 4096, 14336, (32, 64), narrow), Some(4));
+        assert_eq!(split(32, 4096, 4096, (32, 64), narrow), Some(4));
+        assert_eq!(split(32, 8192, 4096, (32, 64), narrow), Some(2));
+        assert_eq!(split(32, 14336, 4096, (32, 64), narrow), None);
+        assert_eq!(split(16, 4096, 2048, (32, 64), narrow), None);
+        assert_eq!(split(64, 4096, 4096, (64, 128), wide), Some(4));
+        assert_eq!(split(64, 8192, 4096, (64, 128), wide), Some(2));
+        assert_eq!(split(64, 14336, 4096, (64, 128), wide), None);
         // SIMT splits more.
         assert_eq!(split(64, 4096, 4096, (64, 64), AutoSplit::SIMT), Some(4));
         assert_eq!(split(64, 4096, 2047, (64, 64), AutoSplit::SIMT), None);
@@ -484,7 +483,12 @@ mod tests {
 
     #[test]
     fn no_policy_splits_below_the_shortest_k() {
-        for policy in [AutoSplit::SIMT, AutoSplit::COOPMAT, AutoSplit::FEW_ROWS] {
+        for policy in [
+            AutoSplit::SIMT,
+            AutoSplit::COOPMAT,
+            AutoSplit::few_rows(64),
+            AutoSplit::few_rows(128),
+        ] {
             assert!(policy.min_k >= AutoSplit::SHORTEST_K, "{policy:?}");
         }
     }

@@ -145,9 +145,13 @@ impl WorkgroupScopeConfig {
     }
 
     /// The tiles (block_m, block_n, block_k) for GEMMs of [`Self::FEW_ROWS`] rows: 32 rows
-    /// of C per workgroup up to 32 rows, 64 above; split along K so that their few tiles
-    /// fill the GPU (`split_k::AutoSplit::FEW_ROWS`).
-    pub const FEW_ROWS_TILES: [(u32, u32, u32); 2] = [(32, 128, 64), (64, 128, 64)];
+    /// by 64 columns of C per workgroup up to 32 rows, 64 by 128 above; split along K so
+    /// that their few tiles fill the GPU (`split_k::AutoSplit::few_rows`). The narrower
+    /// 32-row tile gives a decode product twice the workgroups of a 128-column one at the
+    /// same split; on the H100 16 x 4096 x 14336 ran in 73-78 us on it (4 slices) against
+    /// 79-88 on 32x128x64 tiles, 32 x 4096 x 14336 in 63-68 against 65-70
+    /// (`examples/results/h100-2026-11-27-few-row-tiles/`).
+    pub const FEW_ROWS_TILES: [(u32, u32, u32); 2] = [(32, 64, 64), (64, 128, 64)];
     /// GEMMs of this many rows with f16 inputs summed in f32 run on a few-row tile
     /// ([`Self::few_rows_tile`]) instead of the skinny kernel, which does every
     /// multiply-add on the CUDA cores, or the large tiles, which leave most of the GPU idle.
@@ -185,7 +189,7 @@ impl WorkgroupScopeConfig {
     ///
     /// ```
     /// use coopgemm::{config::WorkgroupScopeConfig, GemmTypes};
-    /// assert_eq!(WorkgroupScopeConfig::few_rows_tile(32, GemmTypes::F16_F32), Some((32, 128, 64)));
+    /// assert_eq!(WorkgroupScopeConfig::few_rows_tile(32, GemmTypes::F16_F32), Some((32, 64, 64)));
     /// assert_eq!(WorkgroupScopeConfig::few_rows_tile(33, GemmTypes::F16_F32), Some((64, 128, 64)));
     /// assert_eq!(WorkgroupScopeConfig::few_rows_tile(1, GemmTypes::F16_F32), None);
     /// ```

@@ -115,7 +115,7 @@ impl CoopmatBackend {
     /// ([`WorkgroupScopeConfig::few_rows_tile`](crate::config::WorkgroupScopeConfig::few_rows_tile)),
     /// where one takes `gemm`, no skinny row count, tile or tiling is forced, and the
     /// device's coopmat2 shape fits the tile (it is then the last of the coopmat2
-    /// candidates). The planner splits it along K (`AutoSplit::FEW_ROWS`).
+    /// candidates). The planner splits it along K (`AutoSplit::few_rows`).
     fn few_rows_plan(&self, gemm: &ResolvedGemm) -> Option<CoopmatPlan> {
         let g = &gemm.gemm;
         if !WorkgroupScopeConfig::takes_few_rows(g.m, g.types)

@@ -135,11 +135,13 @@
 //
 // Bounds: the layouts used on edge tiles have clamp mode Constant (clamp value 0):
 // out-of-range elements of A, B and C load as 0 and out-of-range stores are dropped,
-// so there is no edge code. Interior workgroups whose A and B starts are 16-byte
-// aligned and whose lda and ldb are multiples of 8 elements use unclamped layouts with
-// strides whose low bits are visibly zero (lets the driver use wide loads) for all full
-// K blocks, and the clamped layouts only for a final partial K block. C is always
-// stored through the clamped layout.
+// so there is no edge code. Workgroups whose A and B starts are 16-byte aligned, whose
+// lda and ldb are multiples of 8 elements and whose BN columns lie inside B read B through
+// an unclamped layout with a stride whose low bits are visibly zero (lets the driver use
+// wide loads) for all full K blocks, and A likewise where their BM rows lie inside A (a
+// GEMM of fewer rows than BM, as in decode, clamps only A); the clamped layouts serve the
+// other workgroups and a final partial K block. C is always stored through the clamped
+// layout.
 //
 // K loop: full K blocks in groups of K_UNROLL (unrolled), then the
 // remaining full blocks one at a time, then the partial block (if k % BK != 0).
@@ -211,12 +213,14 @@ uint b_tile_column;   // first column of this workgroup's tile inside B's layout
 // a global constant, so each function that needs it creates it locally.
 
 // ---- the multiply step: one BK-deep block of A and B into the accumulator ----
-// One body, two overloads: LAYOUT_TYPE is the unclamped layout (interior, aligned tiles)
-// or the clamped one with constant-0 padding (edges, misaligned operands).
-#define DEFINE_MULTIPLY_K_BLOCK(LAYOUT_TYPE)                                                   \
+// One body, three overloads: each layout is the unclamped one (inside the operand, aligned)
+// or the clamped one with constant-0 padding (edges, misaligned operands); A may be
+// clamped while B is not (tiles with rows past m), not the other way round.
+#define DEFINE_MULTIPLY_K_BLOCK(A_LAYOUT_TYPE, B_LAYOUT_TYPE)                                  \
 void multiplyAccumulateKBlock(                                                                 \
         inout coopmat<ACC_TYPE, gl_ScopeWorkgroup, BM, BN, gl_MatrixUseAccumulator> accumulator, \
-        LAYOUT_TYPE a_layout, LAYOUT_TYPE b_layout, uint k_block, uint a_shift, uint b_shift) { \
+        A_LAYOUT_TYPE a_layout, B_LAYOUT_TYPE b_layout, uint k_block, uint a_shift,           \
+        uint b_shift) {                                                                        \
     coopmat<A_TYPE, gl_ScopeWorkgroup, BM, BK, gl_MatrixUseA> a_tile;                         \
     coopmat<A_TYPE, gl_ScopeWorkgroup, BK, BN, gl_MatrixUseB> b_tile;                         \
     const tensorViewNV<2, false, 1, 0> transpose_view = createTensorViewNV(2, false, 1, 0);  \
@@ -240,8 +244,9 @@ void multiplyAccumulateKBlock(                                                  
 }
 #define UNCLAMPED_LAYOUT tensorLayoutNV<2>
 #define CLAMPED_LAYOUT tensorLayoutNV<2, gl_CooperativeMatrixClampModeConstantNV>
-DEFINE_MULTIPLY_K_BLOCK(UNCLAMPED_LAYOUT)
-DEFINE_MULTIPLY_K_BLOCK(CLAMPED_LAYOUT)
+DEFINE_MULTIPLY_K_BLOCK(UNCLAMPED_LAYOUT, UNCLAMPED_LAYOUT)
+DEFINE_MULTIPLY_K_BLOCK(CLAMPED_LAYOUT, UNCLAMPED_LAYOUT)
+DEFINE_MULTIPLY_K_BLOCK(CLAMPED_LAYOUT, CLAMPED_LAYOUT)
 
 #ifdef OUTPUT_IS_BFLOAT16
 const bool ROUND_OUTPUT = true;   // see round_to_bfloat16 in epilogue.glsl
@@ -321,23 +326,28 @@ void main() {
         multiplyAccumulateKBlock(accumulator, A_LAYOUT, B_LAYOUT, k_block, A_SHIFT, B_SHIFT);   \
     }
 
-    const bool interior_tile = tile_row + BM <= params.m && (B_PANELS || tile_column + BN <= params.n);
+    const bool rows_inside = tile_row + BM <= params.m;
+    const bool columns_inside = B_PANELS || tile_column + BN <= params.n;
     const bool inputs_aligned = a_misalignment == 0 && b_misalignment == 0 &&
                                 params.lda % INPUT_ELEMENTS_PER_16_BYTES == 0 &&
                                 params.ldb % INPUT_ELEMENTS_PER_16_BYTES == 0;
 
-    if (interior_tile && inputs_aligned) {
-        // Every full K block lies inside A and B: no bounds checks. The masked strides
-        // equal lda/ldb here; the mask only tells the compiler their alignment.
+    if (columns_inside && inputs_aligned) {
+        // Every full K block lies inside B (and, with rows_inside, inside A): no bounds
+        // checks there. The masked strides equal lda/ldb here; the mask only tells the
+        // compiler their alignment.
         const uint alignment_mask = ~(INPUT_ELEMENTS_PER_16_BYTES - 1);
-        tensorLayoutNV<2> a_layout = createTensorLayoutNV(2);
-        a_layout = setTensorLayoutDimensionNV(a_layout, a_outer_extent, a_inner_extent);
-        a_layout = setTensorLayoutStrideNV(a_layout, params.lda & alignment_mask, 1);
         tensorLayoutNV<2> b_layout = createTensorLayoutNV(2);
         b_layout = setTensorLayoutDimensionNV(b_layout, b_outer_extent, b_inner_extent);
         b_layout = setTensorLayoutStrideNV(b_layout, params.ldb & alignment_mask, 1);
-
-        MULTIPLY_FULL_K_BLOCKS(a_layout, b_layout, 0u, 0u);
+        if (rows_inside) {
+            tensorLayoutNV<2> a_layout = createTensorLayoutNV(2);
+            a_layout = setTensorLayoutDimensionNV(a_layout, a_outer_extent, a_inner_extent);
+            a_layout = setTensorLayoutStrideNV(a_layout, params.lda & alignment_mask, 1);
+            MULTIPLY_FULL_K_BLOCKS(a_layout, b_layout, 0u, 0u);
+        } else {
+            MULTIPLY_FULL_K_BLOCKS(a_layout_clamped, b_layout, 0u, 0u);
+        }
     } else {
         MULTIPLY_FULL_K_BLOCKS(a_layout_clamped, b_layout_clamped, a_misalignment, b_misalignment);
     }

@@ -33,10 +33,10 @@ fn is_few_rows_tile(context: &Context, gemm: &Gemm) -> bool {
 
 /// Whether the planner must send `gemm` (of few rows) to the coopmat2 kernel's few-row tile
 /// rather than the skinny kernel: where its types and rows are the tile's and the context
-/// runs f16 GEMMs on the coopmat2 kernel.
+/// runs square GEMMs of those types on the coopmat2 kernel.
 fn wants_few_rows_tile(context: &Context, gemm: &Gemm) -> bool {
     let coopmat2 = context
-        .plan(&Gemm::new(1024, 1024, 1024).types(GemmTypes::F16_F32))
+        .plan(&Gemm::new(1024, 1024, 1024).types(gemm.types))
         .is_ok_and(|plan| {
             matches!(
                 plan.kernel.config,
@@ -105,10 +105,10 @@ backend_tests! {
 }
 
 /// The planner sends GEMMs of up to 32 rows to the skinny kernel, except those the coopmat2
-/// kernel's few-row tiles take (12 to 64 rows of f16 summed in f32, where the device has
-/// that kernel), which it splits along K; no GEMM of more rows. `skinny_rows` = 0 turns the
-/// skinny kernel off, and a row count sends exactly the GEMMs of that many rows or fewer to
-/// it. Decode shapes with both layouts of B (torch.nn.Linear's weights are column-major B).
+/// kernel's few-row tiles take (12 to 64 rows of f16 or bf16 summed in f32, which it splits
+/// along K, and 16 to 32 rows of i8, where the device has that kernel); no GEMM of more
+/// rows. `skinny_rows` = 0 turns the skinny kernel off, and a row count sends exactly the
+/// GEMMs of that many rows or fewer to it. Decode shapes with both layouts of B (torch.nn.Linear's weights are column-major B).
 #[test]
 fn few_rows_plan_the_skinny_kernel() {
     let Some(context) = backend_for(BackendKind::Coopmat, GemmTypes::F16_F32) else {
@@ -137,6 +137,24 @@ fn few_rows_plan_the_skinny_kernel() {
         for m in [1, 16, 32] {
             let gemm = Gemm::new(m, 4096, 4096).types(GemmTypes::F16_ACC_F16).b(b);
             assert!(is_skinny(&context, &gemm), "{m} rows, f16 sums");
+        }
+        // bf16 weights take the same kernels as f16, and 8-bit ones their own few-row tiles
+        // (16 to 32 rows), where the device multiplies them.
+        for (m, types) in [1, 16, 48]
+            .map(|m| (m, GemmTypes::BF16_F32))
+            .into_iter()
+            .chain([1, 12, 16, 32, 33].map(|m| (m, GemmTypes::I8_I32)))
+        {
+            for n in [4096, 14336] {
+                let gemm = Gemm::new(m, n, 4096).types(types).b(b);
+                if context.plan(&gemm).is_ok() {
+                    assert!(
+                        plans_its_few_rows_kernel(&context, &gemm),
+                        "{m}x{n} {types}, {:?}",
+                        b.order
+                    );
+                }
+            }
         }
         let gemm = Gemm::new(65, 4096, 4096).types(GemmTypes::F16_F32).b(b);
         assert!(!is_skinny(&context, &gemm), "65 rows");

@@ -166,45 +166,83 @@ impl WorkgroupScopeConfig {
     ///   71-72 unsplit against 95-108, 48 x 4096 x 4096 53-54 against 92-96
     ///   (`examples/results/h100-2026-11-27-rows64/`).
     pub const FEW_ROWS: std::ops::RangeInclusive<u32> = 12..=64;
+    /// The few-row tiles of 8-bit inputs (block_m, block_n, block_k), unsplit (the K split's
+    /// partials are f32, which cannot hold i32 sums exactly): 32 columns wide for GEMMs of
+    /// fewer than [`Self::FEW_ROWS_I8_WIDE_FROM`] columns, so that they still make about 128
+    /// workgroups, 64 from there. On the H100 (i8, GPU time, column / row-major B,
+    /// `examples/results/h100-2026-11-28-few-rows-types/`), against the skinny kernel:
+    /// 16 x 4096 x 4096 19.9 / 28.2 us against 33.0 / 55.2, 16 x 14336 x 4096 40.7 / 68.9
+    /// against 100.1 / 151.2, 32 x 4096 x 14336 76.4 / 86.6 against 176.6 / 244.0; a tie at
+    /// 16 x 4096 x 14336 (96.6-98.8 / 132.2 against 94.4 / 128.0), where a split would pay.
+    pub const FEW_ROWS_I8_TILES: [(u32, u32, u32); 2] = [(32, 32, 128), (32, 64, 128)];
+    /// GEMMs of 8-bit inputs with this many rows (the row counts measured) run on a
+    /// few-row tile ([`Self::FEW_ROWS_I8_TILES`]).
+    pub const FEW_ROWS_I8: std::ops::RangeInclusive<u32> = 16..=32;
+    /// 8-bit GEMMs of at least this many columns take the wider few-row tile.
+    pub const FEW_ROWS_I8_WIDE_FROM: u32 = 8192;
 
-    /// Whether GEMMs of `rows` rows and `types` run on a few-row tile (f16 inputs summed in
-    /// f32, the types measured; the K split needs f32 sums).
+    /// Whether GEMMs of `rows` rows and `types` run on a few-row tile: 16-bit float inputs
+    /// (f16 or bf16: the same bytes per weight, the same tile) summed in f32 (the K split's
+    /// partials are f32), [`Self::FEW_ROWS`] rows; 8-bit inputs, [`Self::FEW_ROWS_I8`] rows.
     ///
     /// ```
     /// use coopgemm::{config::WorkgroupScopeConfig, GemmTypes};
     /// assert!(WorkgroupScopeConfig::takes_few_rows(16, GemmTypes::F16_F32));
+    /// assert!(WorkgroupScopeConfig::takes_few_rows(16, GemmTypes::BF16_F32));
     /// assert!(WorkgroupScopeConfig::takes_few_rows(64, GemmTypes::F16_F32));
     /// assert!(!WorkgroupScopeConfig::takes_few_rows(8, GemmTypes::F16_F32));
     /// assert!(!WorkgroupScopeConfig::takes_few_rows(65, GemmTypes::F16_F32));
     /// assert!(!WorkgroupScopeConfig::takes_few_rows(16, GemmTypes::F16_ACC_F16));
+    /// assert!(WorkgroupScopeConfig::takes_few_rows(16, GemmTypes::I8_I32));
+    /// assert!(!WorkgroupScopeConfig::takes_few_rows(48, GemmTypes::I8_I32));
     /// ```
     pub fn takes_few_rows(rows: u32, types: GemmTypes) -> bool {
-        Self::FEW_ROWS.contains(&rows)
-            && types.input == DType::F16
-            && types.accumulate == DType::F32
+        match (types.input, types.accumulate) {
+            (DType::F16 | DType::BF16, DType::F32) => Self::FEW_ROWS.contains(&rows),
+            (DType::I8, DType::I32) => Self::FEW_ROWS_I8.contains(&rows),
+            _ => false,
+        }
     }
 
-    /// The few-row tile for GEMMs of `rows` rows and `types`, where they take one
-    /// ([`Self::takes_few_rows`]): the one of 32 rows up to 32 rows, of 64 above.
+    /// The few-row tile for GEMMs of `rows` rows, `columns` columns and `types`, where they
+    /// take one ([`Self::takes_few_rows`]): for 16-bit inputs the one of 32 rows up to 32
+    /// rows, of 64 above; for 8-bit inputs the narrow one below
+    /// [`Self::FEW_ROWS_I8_WIDE_FROM`] columns, the wide one from there.
     ///
     /// ```
     /// use coopgemm::{config::WorkgroupScopeConfig, GemmTypes};
-    /// assert_eq!(WorkgroupScopeConfig::few_rows_tile(32, GemmTypes::F16_F32), Some((32, 64, 64)));
-    /// assert_eq!(WorkgroupScopeConfig::few_rows_tile(33, GemmTypes::F16_F32), Some((64, 128, 64)));
-    /// assert_eq!(WorkgroupScopeConfig::few_rows_tile(1, GemmTypes::F16_F32), None);
+    /// let tile = WorkgroupScopeConfig::few_rows_tile;
+    /// assert_eq!(tile(32, 4096, GemmTypes::F16_F32), Some((32, 64, 64)));
+    /// assert_eq!(tile(33, 4096, GemmTypes::F16_F32), Some((64, 128, 64)));
+    /// assert_eq!(tile(1, 4096, GemmTypes::F16_F32), None);
+    /// assert_eq!(tile(16, 4096, GemmTypes::I8_I32), Some((32, 32, 128)));
+    /// assert_eq!(tile(16, 14336, GemmTypes::I8_I32), Some((32, 64, 128)));
     /// ```
-    pub fn few_rows_tile(rows: u32, types: GemmTypes) -> Option<(u32, u32, u32)> {
-        Self::takes_few_rows(rows, types).then(|| {
+    pub fn few_rows_tile(rows: u32, columns: u32, types: GemmTypes) -> Option<(u32, u32, u32)> {
+        if !Self::takes_few_rows(rows, types) {
+            return None;
+        }
+        if types.input == DType::I8 {
+            let wide = columns >= Self::FEW_ROWS_I8_WIDE_FROM;
+            return Some(Self::FEW_ROWS_I8_TILES[usize::from(wide)]);
+        }
+        Some(
             *Self::FEW_ROWS_TILES
                 .iter()
                 .find(|tile| rows <= tile.0)
-                .unwrap_or(&Self::FEW_ROWS_TILES[1])
-        })
+                .unwrap_or(&Self::FEW_ROWS_TILES[1]),
+        )
     }
 
-    /// Whether this is one of the few-row tiles ([`Self::FEW_ROWS_TILES`]).
+    /// Whether this is one of the few-row tiles of its input type
+    /// ([`Self::FEW_ROWS_TILES`], [`Self::FEW_ROWS_I8_TILES`]).
     pub fn is_few_rows_tile(&self) -> bool {
-        Self::FEW_ROWS_TILES.contains(&(self.block_m, self.block_n, self.block_k))
+        let tiles: &[(u32, u32, u32)] = if self.variant.types.input == DType::I8 {
+            &Self::FEW_ROWS_I8_TILES
+        } else {
+            &Self::FEW_ROWS_TILES
+        };
+        tiles.contains(&(self.block_m, self.block_n, self.block_k))
     }
 
     /// Whether the kernel reads B of `types` fastest with K contiguous (column-major): with

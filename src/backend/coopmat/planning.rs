@@ -271,7 +271,11 @@ impl CoopmatBackend {
                 WorkgroupScopeConfig::candidates(types, gemm.b.order == Order::ColumnMajor)
                     .iter()
                     .copied()
-                    .chain(WorkgroupScopeConfig::few_rows_tile(gemm.gemm.m, types))
+                    .chain(WorkgroupScopeConfig::few_rows_tile(
+                        gemm.gemm.m,
+                        gemm.gemm.n,
+                        types,
+                    ))
                     .filter(|tile| Some(*tile) != forced),
             )
             .filter(|&(bm, bn, bk)| {

@@ -195,13 +195,16 @@ pub enum SplitKChoice {
     /// and K of 2048 or more; on the cooperative-matrix backend only those of at most 64
     /// tiles and K of 8192 or more (64 x 4096 x 14336 f16 on the H100: 308 us unsplit, 140 us
     /// in 4 slices), since elsewhere their f32 partials cost more than the idle tensor cores
-    /// (measurements in `docs/benchmarks.md`). The WGSL cooperative-matrix backend is not
-    /// split automatically.
+    /// (measurements in `docs/benchmarks.md`); the coopmat2 kernel's few-row tiles split
+    /// to fill the GPU. 8-bit GEMMs (i32 partials) split on the coopmat2 kernel only, and
+    /// outside its few-row tiles only with B column-major. The WGSL cooperative-matrix
+    /// backend is not split automatically.
     #[default]
     Auto,
     /// Never split.
     Off,
-    /// Split every GEMM that can be split into this many slices (at least 2).
+    /// Split every GEMM that can be split into this many slices (at least 2): unbatched
+    /// GEMMs summed in f32 or i32 (their partials' types); f16 sums are never split.
     Slices(u32),
 }
 

@@ -235,10 +235,10 @@ impl Planner {
         // AutoSplit::for_kernel): SIMT on a GPU, the cooperative-matrix kernels' few-tile,
         // long-K GEMMs and the coopmat2 kernel's few-row tile.
         let kernel = || {
-            backend
-                .choose(gemm)
-                .ok()
-                .map(|config| (config.tile(), AutoSplit::for_kernel(&config, self.is_cpu)))
+            backend.choose(gemm).ok().map(|config| {
+                let auto = AutoSplit::for_kernel(&config, gemm, self.is_cpu);
+                (config.tile(), auto)
+            })
         };
         let split = SplitK::choose(gemm, kernel, choice, limit)?;
         // The partial GEMMs must run on the same backend.

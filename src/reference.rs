@@ -441,8 +441,12 @@ impl<'a> ElementReference<'a> {
             + activation_error
             + self.output_roundoff * value.abs()
             + self.subnormal_roundoff;
-        // Integer sums are exact; scaling by a non-integer alpha/beta in float and converting
-        // back may round either way (or truncate): one unit of slack.
+        // Integer sums are exact, and every kernel keeps alpha 1 with beta 0 or 1 in integer
+        // arithmetic (sum, or sum + C): no slack at all there. Scaling by another alpha or
+        // beta in float and converting back may round either way (or truncate): one unit.
+        if self.integer_output && self.alpha == 1.0 && (self.beta == 0.0 || self.beta == 1.0) {
+            return (value, f64::MIN_POSITIVE);
+        }
         let integer_slack = if self.integer_output { 1.0 } else { 0.0 };
         (value, bound + integer_slack + f64::MIN_POSITIVE)
     }

@@ -1,9 +1,10 @@
 //! Split-K: GEMMs with few output tiles and a long K (e.g. 64 × 4096 × 4096) leave most of a
 //! large GPU idle, one workgroup per tile walking all of K. Split-K cuts K into `slices`
 //! ranges, computes the partial products of every range at once with the backend's own
-//! kernel (as a batch of GEMMs into an f32 scratch buffer, one matrix per slice), then
-//! sums the slices in one more pass (`wgsl/split_k_reduce.wgsl`) that applies alpha, beta
-//! and the epilogue and stores C in its layout and type.
+//! kernel (as a batch of GEMMs into a scratch buffer, one matrix per slice: f32 for float
+//! GEMMs summed in f32, i32 for 8-bit ones, so that their sums stay exact), then sums the
+//! slices in one more pass (`wgsl/split_k_reduce.wgsl`) that applies alpha, beta and the
+//! epilogue and stores C in its layout and type.
 //!
 //! The partial GEMMs need no kernel of their own: slice `s` of A starts `s * slice_k`
 //! columns in, slice `s` of B `s * slice_k` rows in, so "batch stride" = `slice_k` steps
@@ -22,13 +23,17 @@ use crate::config::CoopmatPlan;
 use crate::error::{Error, Result};
 use crate::memo::Memo;
 use crate::options::SplitKChoice;
-use crate::problem::{Gemm, MatrixLayout, ResolvedGemm};
+use crate::problem::{Gemm, MatrixLayout, Order, ResolvedGemm};
 use crate::scratch::ScratchBuffer;
 use crate::timing::GpuTimer;
 use crate::types::{DType, GemmTypes};
 
 /// The WGSL body of the reduction pass.
 pub const SPLIT_K_REDUCE_WGSL: &str = include_str!("../wgsl/split_k_reduce.wgsl");
+/// The reduction's finish for f32 partials (float GEMMs).
+const SPLIT_K_FINISH_FLOAT: &str = include_str!("../wgsl/split_k_finish_float.wgsl");
+/// The reduction's finish for i32 partials (8-bit GEMMs).
+const SPLIT_K_FINISH_I32: &str = include_str!("../wgsl/split_k_finish_i32.wgsl");
 
 /// Workgroups a GEMM should have before splitting stops paying: enough to fill a GPU of
 /// ~130 multiprocessors twice.
@@ -73,11 +78,17 @@ impl AutoSplit {
     ///   85-95 in 8 and 98-100 in 2; 32 rows on 32x128 tiles 67-70 against 74-77 in 8);
     /// - N = 8192 in 2 (32 x 8192 x 4096 on 32x128 tiles: 44-46 us, against 56-57 unsplit);
     /// - N = 14336 unsplit on the 64-row tile (64 x 14336 x 4096 71-72 us against 87-90 in 2).
-    pub(crate) fn few_rows(block_n: u32) -> AutoSplit {
+    ///
+    /// 8-bit GEMMs (`eight_bit`, i32 partials) only from 8192 of K: on the H100 (i8,
+    /// 32x32x128 tiles, column / row-major B, `examples/results/h100-2026-11-28-few-rows-types/`)
+    /// 4 slices took 16 x 4096 x 14336 from 92.8 / 107.6 us to 50.8 / 90.7 and
+    /// 32 x 4096 x 14336 from 75.6 / 83.5 to 41.1 / 76.4, but K = 4096 from 18.8 / 26.8 to
+    /// 20.5 / 30.3 (16 rows) and 13.3 / 21.9 to 17.8 / 27.8 (32 rows).
+    pub(crate) fn few_rows(block_n: u32, eight_bit: bool) -> AutoSplit {
         let workgroups = FEW_ROWS_SPLIT_COLUMNS / u64::from(block_n.max(1));
         AutoSplit {
             max_tiles: workgroups,
-            min_k: 4 * MIN_SLICE_K,
+            min_k: if eight_bit { 8 } else { 4 } * MIN_SLICE_K,
             workgroups,
         }
     }
@@ -85,15 +96,30 @@ impl AutoSplit {
     /// Every policy's `min_k` is at least this (SIMT's is the shortest).
     const SHORTEST_K: u32 = AutoSplit::SIMT.min_k;
 
-    /// The policy for a GEMM that would run unsplit on `config`, on a GPU (`cpu` false) or
-    /// a CPU driver (none: its threads are busy without splits).
-    pub(crate) fn for_kernel(config: &KernelConfig, cpu: bool) -> Option<AutoSplit> {
+    /// The policy for `gemm` where it would run unsplit on `config`, on a GPU (`cpu` false)
+    /// or a CPU driver (none: its threads are busy without splits). 8-bit GEMMs (i32
+    /// partials) split on the coopmat2 kernel only: on its few-row tiles, and on its other
+    /// tiles with B column-major (K contiguous). On the H100 (i8, `h100-2026-11-28-few-rows-types/`)
+    /// 4 slices took 48 x 4096 x 14336 from 227.9 to 88.1 us and 64 x 4096 x 14336 from
+    /// 152.8 to 90.4 with B column-major; with B row-major the slices ran on tiles that read
+    /// it badly (64 rows: 152.6 -> 178.9).
+    pub(crate) fn for_kernel(
+        config: &KernelConfig,
+        gemm: &ResolvedGemm,
+        cpu: bool,
+    ) -> Option<AutoSplit> {
+        let eight_bit = gemm.gemm.types.input.size_bytes() == 1;
+        let b_column_major = gemm.b.order == Order::ColumnMajor;
         match config {
             _ if cpu => None,
             KernelConfig::Simt(_) => Some(AutoSplit::SIMT),
             KernelConfig::Coopmat(CoopmatPlan::WorkgroupScope(tile)) if tile.is_few_rows_tile() => {
-                Some(AutoSplit::few_rows(tile.block_n))
+                Some(AutoSplit::few_rows(tile.block_n, eight_bit))
             }
+            KernelConfig::Coopmat(CoopmatPlan::WorkgroupScope(_)) if eight_bit => {
+                b_column_major.then_some(AutoSplit::COOPMAT)
+            }
+            KernelConfig::Coopmat(_) if eight_bit => None,
             KernelConfig::Coopmat(_) => Some(AutoSplit::COOPMAT),
             KernelConfig::WgslCoopmat(_) => None,
         }
@@ -142,8 +168,10 @@ impl SplitK {
         max_binding_bytes: u64,
     ) -> Option<SplitK> {
         let g = &gemm.gemm;
-        // One batch, float sums in f32 (partials are f32), something to sum.
-        if g.batch != 1 || gemm.is_empty() || g.types.accumulate != DType::F32 || g.k < 2 {
+        // One batch, sums in f32 or i32 (the partials' types; f16 sums are not split),
+        // something to sum.
+        let partial_sums = matches!(g.types.accumulate, DType::F32 | DType::I32);
+        if g.batch != 1 || gemm.is_empty() || !partial_sums || g.k < 2 {
             return None;
         }
         let slices = match choice {
@@ -196,7 +224,8 @@ impl SplitK {
                 offset,
             }
         };
-        let partial_types = GemmTypes::new(g.types.input, DType::F32, DType::F32);
+        // Partials in the accumulator's type: f32, or i32 for 8-bit inputs.
+        let partial_types = GemmTypes::new(g.types.input, g.types.accumulate, g.types.accumulate);
         let one_slice = g.m as u64 * g.n as u64;
         let base = Gemm::new(g.m, g.n, self.slice_k)
             .types(partial_types)
@@ -269,8 +298,17 @@ impl SplitKernels {
     }
 
     fn build_pipeline(&self, types: GemmTypes) -> Arc<wgpu::ComputePipeline> {
-        let output_side = snippets::output_side(types.input, types.output);
-        let source = [output_side.as_str(), SPLIT_K_REDUCE_WGSL].join("\n");
+        let source = if types.output == DType::I32 {
+            [SPLIT_K_FINISH_I32, SPLIT_K_REDUCE_WGSL].join("\n")
+        } else {
+            let output_side = snippets::output_side(types.input, types.output);
+            [
+                output_side.as_str(),
+                SPLIT_K_FINISH_FLOAT,
+                SPLIT_K_REDUCE_WGSL,
+            ]
+            .join("\n")
+        };
         let module = crate::shader::wgsl_module(
             &self.device,
             "coopgemm split-K reduce",
@@ -348,28 +386,32 @@ impl SplitKernels {
                 contents: bytemuck::bytes_of(&params),
                 usage: wgpu::BufferUsages::UNIFORM,
             });
+        let mut entries = vec![
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: params_buffer.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: scratch.as_entire_binding(),
+            },
+            plan.c.bind_group_entry(3, buffers.c),
+        ];
+        // The epilogue's bias: integer C takes no epilogue, and its finish has no binding 4.
+        if !gemm.gemm.types.output.is_integer() {
+            entries.push(match (buffers.bias, plan.bias) {
+                (Some(bias), Some(range)) => range.bind_group_entry(4, bias),
+                // Never read without a bias; the scratch stands in.
+                _ => wgpu::BindGroupEntry {
+                    binding: 4,
+                    resource: scratch.as_entire_binding(),
+                },
+            });
+        }
         let bind_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("coopgemm split-K reduce"),
             layout: &pipeline.get_bind_group_layout(0),
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: params_buffer.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: scratch.as_entire_binding(),
-                },
-                plan.c.bind_group_entry(3, buffers.c),
-                match (buffers.bias, plan.bias) {
-                    (Some(bias), Some(range)) => range.bind_group_entry(4, bias),
-                    // Never read without a bias; the scratch stands in.
-                    _ => wgpu::BindGroupEntry {
-                        binding: 4,
-                        resource: scratch.as_entire_binding(),
-                    },
-                },
-            ],
+            entries: &entries,
         });
         let encode_reduce = |encoder: &mut wgpu::CommandEncoder| {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
@@ -447,7 +489,10 @@ mod tests {
         );
         // The few-row tiles: 4 slices at N = 4096 on either, 2 at N = 8192, none for
         // N = 14336 or a short K.
-        let (narrow, wide) = (AutoSplit::few_rows(64), AutoSplit::few_rows(128));
+        let (narrow, wide) = (
+            AutoSplit::few_rows(64, false),
+            AutoSplit::few_rows(128, false),
+        );
         assert_eq!(split(16, 4096, 14336, (32, 64), narrow), Some(4));
         assert_eq!(split(32, 4096, 4096, (32, 64), narrow), Some(4));
         assert_eq!(split(32, 8192, 4096, (32, 64), narrow), Some(2));
@@ -456,6 +501,10 @@ mod tests {
         assert_eq!(split(64, 4096, 4096, (64, 128), wide), Some(4));
         assert_eq!(split(64, 8192, 4096, (64, 128), wide), Some(2));
         assert_eq!(split(64, 14336, 4096, (64, 128), wide), None);
+        // 8-bit few-row tiles only from 8192 of K.
+        let eight_bit = AutoSplit::few_rows(32, true);
+        assert_eq!(split(16, 4096, 14336, (32, 32), eight_bit), Some(4));
+        assert_eq!(split(16, 4096, 4096, (32, 32), eight_bit), None);
         // SIMT splits more.
         assert_eq!(split(64, 4096, 4096, (64, 64), AutoSplit::SIMT), Some(4));
         assert_eq!(split(64, 4096, 2047, (64, 64), AutoSplit::SIMT), None);
@@ -486,8 +535,9 @@ mod tests {
         for policy in [
             AutoSplit::SIMT,
             AutoSplit::COOPMAT,
-            AutoSplit::few_rows(64),
-            AutoSplit::few_rows(128),
+            AutoSplit::few_rows(64, false),
+            AutoSplit::few_rows(128, false),
+            AutoSplit::few_rows(32, true),
         ] {
             assert!(policy.min_k >= AutoSplit::SHORTEST_K, "{policy:?}");
         }
@@ -496,7 +546,11 @@ mod tests {
     #[test]
     fn each_kernel_has_its_policy() {
         let simt = KernelConfig::Simt("128x128x8-t8x8".parse().unwrap());
-        assert_eq!(AutoSplit::for_kernel(&simt, false), Some(AutoSplit::SIMT));
-        assert_eq!(AutoSplit::for_kernel(&simt, true), None);
+        let gemm = Gemm::new(64, 64, 4096).resolve().unwrap();
+        assert_eq!(
+            AutoSplit::for_kernel(&simt, &gemm, false),
+            Some(AutoSplit::SIMT)
+        );
+        assert_eq!(AutoSplit::for_kernel(&simt, &gemm, true), None);
     }
 }

@@ -1,12 +1,15 @@
 // coopgemm split-K reduction: C = epilogue(alpha * sum_s partial[s] + beta * C).
 //
 // A split-K GEMM first computes `slices` partial products over disjoint ranges of k into a
-// scratch buffer of f32 (slice s, row i, column j at s * slice_stride + i * n + j), with any
-// backend's GEMM kernel; this pass sums them in slice order, applies alpha, beta and the
-// epilogue, and stores C in its layout and type. The host prepends the output storage
-// snippet (binding 3, load_c / store_c) and the epilogue snippet (binding 4) of
-// wgsl/storage/. One invocation per element of C; the grid is 2-D (x, y) so that large
-// outputs fit the per-dimension workgroup limit.
+// scratch buffer (slice s, row i, column j at s * slice_stride + i * n + j), with any
+// backend's GEMM kernel; this pass sums them in slice order and hands the sum to
+// `finish`, which applies alpha, beta (and the epilogue) and stores C in its layout and
+// type. The host prepends one of the two finishing snippets beside this file, which also
+// say what a partial is (`alias Partial`): split_k_finish_float.wgsl (f32 partials; with the
+// output storage snippet, binding 3, and the epilogue snippet, binding 4, of wgsl/storage/)
+// or split_k_finish_i32.wgsl (i32 partials of 8-bit GEMMs, i32 C at binding 3). One
+// invocation per element of C; the grid is 2-D (x, y) so that large outputs fit the
+// per-dimension workgroup limit.
 
 struct Params {
     m: u32,
@@ -26,7 +29,7 @@ struct Params {
 const WORKGROUP_SIZE: u32 = 256u;
 
 @group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> partials: array<f32>;
+@group(0) @binding(1) var<storage, read> partials: array<Partial>;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(
@@ -39,14 +42,10 @@ fn main(
     }
     let row = element / params.n;
     let col = element % params.n;
-    var sum = 0.0;
+    var sum = Partial();
     for (var slice = 0u; slice < params.slices; slice++) {
         sum += partials[slice * params.slice_stride + element];
     }
     let index = params.c_first + row * params.c_row_stride + col * params.c_col_stride;
-    var value = params.alpha * sum;
-    if (params.beta != 0.0) {
-        value += params.beta * load_c(index);
-    }
-    store_c(index, apply_epilogue(value, row, col));
+    finish(sum, index, row, col);
 }

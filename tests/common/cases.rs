@@ -421,25 +421,39 @@ pub const ACTIVATION_EXTREMES: [f32; 8] = [-1.0e4, 1.0e4, -90.0, 90.0, -0.5, 0.5
 
 // ---- split-K ----
 
-pub const SPLIT_K_TYPES: [GemmTypes; 4] = [
+pub const SPLIT_K_TYPES: [GemmTypes; 5] = [
     GemmTypes::F32,
     GemmTypes::F16_F32,
     GemmTypes::F16_F32_F16,
     GemmTypes::BF16_F32_BF16,
+    GemmTypes::I8_I32,
 ];
 
 pub const SPLIT_K_SLICES: [u32; 3] = [2, 3, 7];
 
 /// The split-K suite's cases for `slices` slices, each with its seed: small and long K, a
 /// padded column-major A with beta, bias and GELU, column-major B and C with ReLU, a padded B.
+/// Integer C takes no epilogue: there the second case has beta 1 (the exact integer sum of
+/// the partials and C) and the third alpha 3 and beta -2 (the f32 path).
 pub fn split_k_cases(types: GemmTypes, slices: u32) -> Vec<(Gemm, u64)> {
     let shapes = [(5, 7, 2), (17, 33, 100), (64, 130, 513), (1, 300, 64)];
+    let integer = types.output.is_integer();
     shapes
         .iter()
         .enumerate()
         .map(|(index, &(m, n, k))| {
             let gemm = Gemm::new(m, n, k).types(types);
             let gemm = match index {
+                1 if integer => gemm
+                    .a(MatrixLayout::column_major()
+                        .leading_dimension(m as u64 + 2)
+                        .offset(3))
+                    .beta(1.0),
+                2 if integer => gemm
+                    .b(MatrixLayout::column_major())
+                    .c(MatrixLayout::column_major())
+                    .alpha(3.0)
+                    .beta(-2.0),
                 1 => gemm
                     .a(MatrixLayout::column_major()
                         .leading_dimension(m as u64 + 2)

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # H100: GEMMs of 12 to 64 rows per input type. For DTYPES (default f16,bf16) the default
-# plan ("plan") against the plan without few-row tiles ("skinny32": COOPGEMM_SKINNY_ROWS=32,
-# the skinny kernel up to 32 rows and the large tiles above, the plan before bf16 took the
-# few-row tiles), ROUNDS times alternating; then 8-bit weights on the coopmat2 kernel's
-# forced I8_TILES (unsplit: K splits need f32 sums) against their default plan; then cuBLAS
-# (.device/anchors/skinny.py, f16). B column- and row-major, GPU timestamps, --no-tune.
+# plan ("plan") against each of BASELINES (space-separated NAME:VAR=VALUE[,VAR=VALUE...];
+# default "skinny32:COOPGEMM_SKINNY_ROWS=32", the plan without few-row tiles: the skinny
+# kernel up to 32 rows and the large tiles above), ROUNDS times alternating; then 8-bit
+# weights on the coopmat2 kernel's forced I8_TILES (unsplit; empty: none) against their
+# default plan; then cuBLAS (.device/anchors/skinny.py, f16). B column- and row-major, GPU
+# timestamps, --no-tune.
 # Stage with
 #   ../shared/device/prepare.sh --example bench
 # Writes few-rows-types.json (every record, with "run" and "round") and skinny.txt to $OUT
@@ -16,7 +17,8 @@ export COOPGEMM_CACHE_DIR=/tmp/cgcache
 : "${DTYPES:=f16,bf16}"
 : "${SHAPES:=12x4096x14336,16x4096x4096,16x4096x14336,16x14336x4096,32x4096x14336,48x4096x14336,64x4096x4096}"
 : "${I8_SHAPES:=16x4096x4096,16x4096x14336,16x14336x4096,32x4096x14336}"
-: "${I8_TILES:=32x64x64x8 32x32x128x8 32x64x128x8}"
+: "${BASELINES:=skinny32:COOPGEMM_SKINNY_ROWS=32}"
+I8_TILES=${I8_TILES-32x64x64x8 32x32x128x8 32x64x128x8}
 mkdir -p $OUT/runs
 bench() {
     local name=$1 dtypes=$2 shapes=$3; shift 3
@@ -25,9 +27,12 @@ bench() {
 }
 for round in $(seq 1 $ROUNDS); do
     bench plan-$round "$DTYPES" "$SHAPES"
-    bench skinny32-$round "$DTYPES" "$SHAPES" COOPGEMM_SKINNY_ROWS=32
+    for baseline in $BASELINES; do
+        vars=${baseline#*:}
+        bench "${baseline%%:*}-$round" "$DTYPES" "$SHAPES" ${vars//,/ }
+    done
 done
-bench plan-i8 i8 "$I8_SHAPES"
+[ -z "$I8_TILES" ] || bench plan-i8 i8 "$I8_SHAPES"
 for tile in $I8_TILES; do
     bench "cm2_$tile-i8" i8 "$I8_SHAPES" COOPGEMM_SKINNY_ROWS=0 COOPGEMM_COOPMAT2_TILE=$tile
 done

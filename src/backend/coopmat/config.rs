@@ -166,14 +166,14 @@ impl WorkgroupScopeConfig {
     ///   71-72 unsplit against 95-108, 48 x 4096 x 4096 53-54 against 92-96
     ///   (`examples/results/h100-2026-11-27-rows64/`).
     pub const FEW_ROWS: std::ops::RangeInclusive<u32> = 12..=64;
-    /// The few-row tiles of 8-bit inputs (block_m, block_n, block_k), unsplit (the K split's
-    /// partials are f32, which cannot hold i32 sums exactly): 32 columns wide for GEMMs of
-    /// fewer than [`Self::FEW_ROWS_I8_WIDE_FROM`] columns, so that they still make about 128
-    /// workgroups, 64 from there. On the H100 (i8, GPU time, column / row-major B,
+    /// The few-row tiles of 8-bit inputs (block_m, block_n, block_k): 32 columns wide for
+    /// GEMMs of fewer than [`Self::FEW_ROWS_I8_WIDE_FROM`] columns, so that they still make
+    /// about 128 workgroups, 64 from there; split along K (i32 partials) from 8192 of K
+    /// (`split_k::AutoSplit::few_rows`). On the H100 (i8, GPU time, column / row-major B,
     /// `examples/results/h100-2026-11-28-few-rows-types/`), against the skinny kernel:
-    /// 16 x 4096 x 4096 19.9 / 28.2 us against 33.0 / 55.2, 16 x 14336 x 4096 40.7 / 68.9
-    /// against 100.1 / 151.2, 32 x 4096 x 14336 76.4 / 86.6 against 176.6 / 244.0; a tie at
-    /// 16 x 4096 x 14336 (96.6-98.8 / 132.2 against 94.4 / 128.0), where a split would pay.
+    /// 16 x 4096 x 4096 18.8 / 26.8 us against 32.8 / 51.4, 16 x 14336 x 4096 42.1 / 69.7
+    /// against 100.4 / 151.1, 16 x 4096 x 14336 (4 slices) 50.8 / 90.7 against 94.2 / 128.6,
+    /// 32 x 4096 x 14336 (4 slices) 41.1 / 76.4 against 175.5 / 243.5.
     pub const FEW_ROWS_I8_TILES: [(u32, u32, u32); 2] = [(32, 32, 128), (32, 64, 128)];
     /// GEMMs of 8-bit inputs with this many rows (the row counts measured) run on a
     /// few-row tile ([`Self::FEW_ROWS_I8_TILES`]).
@@ -182,8 +182,8 @@ impl WorkgroupScopeConfig {
     pub const FEW_ROWS_I8_WIDE_FROM: u32 = 8192;
 
     /// Whether GEMMs of `rows` rows and `types` run on a few-row tile: 16-bit float inputs
-    /// (f16 or bf16: the same bytes per weight, the same tile) summed in f32 (the K split's
-    /// partials are f32), [`Self::FEW_ROWS`] rows; 8-bit inputs, [`Self::FEW_ROWS_I8`] rows.
+    /// (f16 or bf16: the same bytes per weight, the same tile) summed in f32 (f16 sums are
+    /// not split along K), [`Self::FEW_ROWS`] rows; 8-bit inputs, [`Self::FEW_ROWS_I8`] rows.
     ///
     /// ```
     /// use coopgemm::{config::WorkgroupScopeConfig, GemmTypes};

@@ -108,7 +108,8 @@ backend_tests! {
 /// kernel's few-row tiles take (12 to 64 rows of f16 or bf16 summed in f32, which it splits
 /// along K, and 16 to 32 rows of i8, where the device has that kernel); no GEMM of more
 /// rows. `skinny_rows` = 0 turns the skinny kernel off, and a row count sends exactly the
-/// GEMMs of that many rows or fewer to it. Decode shapes with both layouts of B (torch.nn.Linear's weights are column-major B).
+/// GEMMs of that many rows or fewer to it. Decode shapes with both layouts of B
+/// (torch.nn.Linear's weights are column-major B).
 #[test]
 fn few_rows_plan_the_skinny_kernel() {
     let Some(context) = backend_for(BackendKind::Coopmat, GemmTypes::F16_F32) else {

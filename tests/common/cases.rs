@@ -444,28 +444,28 @@ pub fn split_k_cases(types: GemmTypes, slices: u32) -> Vec<(Gemm, u64)> {
         .map(|(index, &(m, n, k))| {
             let gemm = Gemm::new(m, n, k).types(types);
             let gemm = match index {
-                1 if integer => gemm
-                    .a(MatrixLayout::column_major()
+                1 => {
+                    let gemm = gemm.a(MatrixLayout::column_major()
                         .leading_dimension(m as u64 + 2)
-                        .offset(3))
-                    .beta(1.0),
-                2 if integer => gemm
-                    .b(MatrixLayout::column_major())
-                    .c(MatrixLayout::column_major())
-                    .alpha(3.0)
-                    .beta(-2.0),
-                1 => gemm
-                    .a(MatrixLayout::column_major()
-                        .leading_dimension(m as u64 + 2)
-                        .offset(3))
-                    .beta(0.5)
-                    .bias(BiasAxis::PerRow)
-                    .activation(Activation::Gelu),
-                2 => gemm
-                    .b(MatrixLayout::column_major())
-                    .c(MatrixLayout::column_major())
-                    .bias(BiasAxis::PerColumn)
-                    .activation(Activation::Relu),
+                        .offset(3));
+                    if integer {
+                        gemm.beta(1.0)
+                    } else {
+                        gemm.beta(0.5)
+                            .bias(BiasAxis::PerRow)
+                            .activation(Activation::Gelu)
+                    }
+                }
+                2 => {
+                    let gemm = gemm
+                        .b(MatrixLayout::column_major())
+                        .c(MatrixLayout::column_major());
+                    if integer {
+                        gemm.alpha(3.0).beta(-2.0)
+                    } else {
+                        gemm.bias(BiasAxis::PerColumn).activation(Activation::Relu)
+                    }
+                }
                 3 => gemm.b(MatrixLayout::row_major().leading_dimension(n as u64 + 5)),
                 _ => gemm,
             };

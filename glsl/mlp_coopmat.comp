@@ -29,22 +29,7 @@
 // the unused ones); subgroups that each own rows instead of columns (no workgroup barrier,
 // but every subgroup reads every weight fragment) were 1.8x slower.
 //
-// Interface (src/mlp/coopmat.rs depends on it exactly):
-//   binding 0: input rows, readonly, IN_TYPE (float16_t or float)
-//   binding 1: weights, readonly, float16_t: per layer n_padded rows of k_padded (row o =
-//              output o's weights, zero-padded), each layer's first element a multiple of 16
-//   binding 2: output rows, OUT_TYPE (float16_t or float)
-//   binding 3: layer table, readonly, uint: layer l at 8 * l: k_padded, n_padded, n,
-//              weights_first, 0 (unused),
-//              activation (MlpActivation::code), slope (float bits), bias_tile_first (a
-//              multiple of 16: 16 identical rows of n_padded float bits, the bias
-//              zero-padded, that the accumulators start from) (of set 0); with set
-//              indices, the run buffer: the table, then the slots (mlp_sets.glsl)
-//   push constants (72 bytes, the GEMM kernels' size, so both share one pipeline layout):
-//              rows, input_first, input_stride, output_first, output_stride, layers,
-//              input_width, output_width, groups_x, indexed, sets, slots_first,
-//              order_first (mlp_sets.glsl), weight_set_stride and bias_set_stride (weights
-//              and table words from one set to the next), then 3 unused words
+// Interface: mlp_common.glsl (src/mlp/coopmat.rs depends on it exactly).
 // Specialization constants: 0 SUBGROUP_SIZE, 1 SUBGROUPS, 2 ROW_TILES, 3 MAX_WIDTH (the
 // widest padded layer, a multiple of 16, at most 16 * SUBGROUPS), 4 WORKGROUP_SIZE (=
 // SUBGROUP_SIZE * SUBGROUPS, local_size_x), 5 ACTIVATIONS (bit c: a layer applies the
@@ -69,36 +54,12 @@
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_GOOGLE_include_directive : require
 
-#ifndef IN_TYPE
-#define IN_TYPE float16_t
-#endif
-#ifndef OUT_TYPE
-#define OUT_TYPE float
-#endif
-// The type names as numbers for #if, as types.glsl does (1 float, 2 float16_t).
-#define float 1
-#define float16_t 2
-#if IN_TYPE == 2
-#define IN_IS_F16 1
-#else
-#define IN_IS_F16 0
-#endif
-#if OUT_TYPE == 2
-#define OUT_IS_F16 1
-#else
-#define OUT_IS_F16 0
-#endif
-#undef float
-#undef float16_t
-
 layout(constant_id = 0) const uint SUBGROUP_SIZE = 32;
 layout(constant_id = 1) const uint SUBGROUPS = 4;
 layout(constant_id = 2) const uint ROW_TILES = 4;
 layout(constant_id = 3) const uint MAX_WIDTH = 64;
 layout(constant_id = 4) const uint WORKGROUP_SIZE = 128;
-// Bit c set: some layer applies the activation of code c (MlpActivation::code). The others'
-// code is left out of the pipeline: inlined for every element of every accumulator, it made
-// the kernel several times slower.
+// Bit c set: some layer applies the activation of code c (mlp_common.glsl).
 layout(constant_id = 5) const uint ACTIVATIONS = 0x3f;
 // Whether the run has set indices; without, the block is evaluated once with set 0 and its
 // rows are consecutive, as constants.
@@ -116,27 +77,8 @@ const uint SCRATCH_TILE = 16 * SCRATCH_STRIDE;
 // Input chunks (8 elements each) an invocation loads before it stores any.
 const uint CHUNKS_IN_FLIGHT = 8;
 
-// Elements per 16 bytes of the input and the output.
-const uint INPUT_PER_VECTOR = IN_IS_F16 == 1 ? 8 : 4;
-const uint OUTPUT_PER_VECTOR = OUT_IS_F16 == 1 ? 8 : 4;
 
-layout(push_constant, std430) uniform Params {
-    uint rows;
-    uint input_first, input_stride;
-    uint output_first, output_stride;
-    uint layers;
-    uint input_width, output_width;
-    uint groups_x;
-    uint indexed, sets, slots_first, order_first;
-    uint weight_set_stride, bias_set_stride;
-    uint unused0, unused1, unused2;
-} params;
-
-layout(set = 0, binding = 0, std430) readonly buffer Input { IN_TYPE input_elements[]; };
-layout(set = 0, binding = 0, std430) readonly buffer InputVectors { uvec4 input_vectors[]; };
-layout(set = 0, binding = 1, std430) readonly buffer Weights { float16_t weights[]; };
-layout(set = 0, binding = 2, std430) buffer Output { OUT_TYPE output_elements[]; };
-layout(set = 0, binding = 3, std430) readonly buffer Table { uint table[]; };
+#include "mlp_common.glsl"
 
 shared uvec4 activations[BLOCK_ROWS * ACTIVATION_VECTORS];
 shared float scratch[SUBGROUPS * SCRATCH_TILE];
@@ -152,73 +94,8 @@ shared uint block_rows[INDEXED ? BLOCK_ROWS : 4];
 shared uint block_sets[INDEXED ? BLOCK_ROWS : 4];
 shared uint next_set[4];
 
-bool is_nan_bits(float x) {
-    return (floatBitsToUint(x) & 0x7fffffffu) > 0x7f800000u;
-}
-
-// Whether the pipeline has the code of activation `code` (ACTIVATIONS).
-bool has_activation(uint code) {
-    return (ACTIVATIONS & (1u << code)) != 0;
-}
-
-// Codes as MlpActivation::code. ReLU keeps NaN (tested on the bits); GELU and SiLU as
-// x / (1 + e^-t), whose exponential only overflows where the result is -0.
-float activate(float x, uint activation, float slope) {
-    if (has_activation(1) && activation == 1) {
-        return is_nan_bits(x) ? x : max(x, 0.0);
-    }
-    if (has_activation(2) && activation == 2) {
-        return (x >= 0.0 || is_nan_bits(x)) ? x : x * slope;
-    }
-    if (has_activation(3) && activation == 3) {
-        const float t = 1.5957691216057308 * (x + 0.044715 * x * x * x);
-        return x / (1.0 + exp(-t));
-    }
-    if (has_activation(4) && activation == 4) {
-        return x / (1.0 + exp(-x));
-    }
-    if (has_activation(5) && activation == 5) {
-        return 1.0 / (1.0 + exp(-x));
-    }
-    return x;
-}
-
 #include "mlp_matrix_ops.glsl"
 #include "mlp_sets.glsl"
-
-// Input elements column .. column + 7 of row `row` (of the whole input) as 8 packed f16,
-// zero past the rows and the input width; `whole_vectors` says that rows start 16-byte
-// aligned and that the chunk lies inside the rows, so it is read with 16-byte loads.
-uvec4 read_input_chunk(uint row, uint column, bool whole_vectors) {
-    const uint first = params.input_first + row * params.input_stride + column;
-    if (whole_vectors) {
-        if (column >= params.input_width) {
-            return uvec4(0);
-        }
-#if IN_IS_F16
-        return input_vectors[first / 8];
-#else
-        const vec4 low = uintBitsToFloat(input_vectors[first / 4]);
-        const vec4 high = uintBitsToFloat(input_vectors[first / 4 + 1]);
-        return uvec4(packFloat2x16(f16vec2(low.xy)), packFloat2x16(f16vec2(low.zw)),
-                     packFloat2x16(f16vec2(high.xy)), packFloat2x16(f16vec2(high.zw)));
-#endif
-    }
-    uvec4 chunk = uvec4(0);
-    if (row < params.rows) {
-        [[unroll]] for (uint pair = 0; pair < 4; ++pair) {
-            f16vec2 values = f16vec2(0.0);
-            if (column + 2 * pair < params.input_width) {
-                values.x = float16_t(input_elements[first + 2 * pair]);
-            }
-            if (column + 2 * pair + 1 < params.input_width) {
-                values.y = float16_t(input_elements[first + 2 * pair + 1]);
-            }
-            chunk[pair] = packFloat2x16(values);
-        }
-    }
-    return chunk;
-}
 
 // Row `r` of the block starting at slot `block_first`: the row it evaluates.
 uint block_row(uint block_first, uint r) {

@@ -59,9 +59,18 @@ pub enum MlpKernel {
     /// fused, f16 results) per layer; widths up to 256, up to 8 layers. Its layer sums are
     /// rounded to f16 ([`MlpReference::compute_for`](crate::testing::MlpReference::compute_for)).
     Coopvec,
+    /// Fused on cooperative matrices with every subgroup on rows of its own
+    /// (`glsl/mlp_coopmat_rows.comp`, raw Vulkan through the cooperative-matrix backend): a
+    /// workgroup keeps the whole network's weights in shared memory, each subgroup holds its
+    /// 32 rows' activations in registers through every layer, f16 × f16 → f32 16×16×16
+    /// tiles; up to 8 layers whose weights fit the device's shared memory, runs without set
+    /// indices.
+    CoopmatRows,
     /// Fused on cooperative matrices (`glsl/mlp_coopmat.comp`, raw Vulkan through the
     /// cooperative-matrix backend): a workgroup keeps 128 rows' activations in shared
-    /// memory through every layer, f16 × f16 → f32 16×16×16 tiles; widths up to 128.
+    /// memory through every layer, each subgroup computes output columns with weights read
+    /// from memory, f16 × f16 → f32 16×16×16 tiles; widths up to 128, any number of layers,
+    /// set indices.
     Coopmat,
     /// Fused SIMT in WGSL (`wgsl/mlp_simt.wgsl`): one invocation per row, activations in
     /// registers; every wgpu platform.
@@ -70,16 +79,22 @@ pub enum MlpKernel {
 
 impl MlpKernel {
     /// Every kernel, in the order [`Context::plan_mlp`](crate::Context::plan_mlp) prefers
-    /// them: fastest first where measured. On the H100 (2026-11-26,
-    /// `examples/results/h100-2026-11-26-coopvec/`) cooperative vectors ran mlp64 and mlp128
-    /// at 2^20 rows and mlp32 at 2^22 in a fifth of the cooperative-matrix kernel's time
-    /// (0.26 / 0.62 / 0.26 ms against 1.30 / 2.75 / 1.37 ms); both far ahead of SIMT.
-    pub const ALL: [MlpKernel; 3] = [MlpKernel::Coopvec, MlpKernel::Coopmat, MlpKernel::Simt];
+    /// them: fastest first where measured. On the H100 (2026-11-28,
+    /// `examples/results/h100-2026-11-28-coopmat-rows/`) cooperative vectors ran mlp64 at
+    /// 2^20 rows in 0.22 ms of GPU time, the row kernel in 0.32 and the block kernel in 0.69;
+    /// all far ahead of SIMT.
+    pub const ALL: [MlpKernel; 4] = [
+        MlpKernel::Coopvec,
+        MlpKernel::CoopmatRows,
+        MlpKernel::Coopmat,
+        MlpKernel::Simt,
+    ];
 
     /// The kernel's name in logs, records and command lines.
     pub const fn name(self) -> &'static str {
         match self {
             MlpKernel::Coopvec => "coopvec",
+            MlpKernel::CoopmatRows => "coopmat-rows",
             MlpKernel::Coopmat => "coopmat",
             MlpKernel::Simt => "simt",
         }

@@ -1,12 +1,16 @@
-//! The fused network kernel on cooperative matrices (`glsl/mlp_coopmat.comp`): its weight
-//! layout and layer table, its specialization, and its raw-Vulkan dispatch through the
-//! cooperative-matrix backend's kernels (same device, same pipeline layout).
+//! The fused network kernels on cooperative matrices: `glsl/mlp_coopmat.comp` (the block
+//! kernel, [`MlpKernel::Coopmat`]) and `glsl/mlp_coopmat_rows.comp` (the row kernel,
+//! [`MlpKernel::CoopmatRows`]). Both read the same weights, layer table and push constants
+//! (`glsl/mlp_common.glsl`); here are that layout, each kernel's specialization, and their
+//! raw-Vulkan dispatch through the cooperative-matrix backend's kernels (same device, same
+//! pipeline layout).
 
 use crate::backend::coopmat::CoopmatBackend;
 use crate::backend::flat_grid;
 use crate::bindings::BoundRange;
 use crate::context::Context;
 use crate::error::{Error, Result};
+use crate::kind::MlpKernel;
 use crate::mlp::desc::{LayerWeights, MlpDesc};
 use crate::mlp::rows::{MlpBuffers, MlpIo, RowParams};
 use crate::mlp::sets::{record_raw_network, RawNetworkDispatch, SetGrouper, SlotParams};
@@ -26,6 +30,7 @@ pub(crate) struct MlpVariant {
 }
 
 include!(concat!(env!("OUT_DIR"), "/mlp_variants.rs"));
+include!(concat!(env!("OUT_DIR"), "/mlp_rows_variants.rs"));
 
 /// The widest layer the kernel takes (its activations, 16 × ROW_TILES rows of it, stay in
 /// shared memory, and one subgroup per 16 columns).
@@ -39,6 +44,18 @@ const ROW_TILES: u32 = 8;
 /// 40 KB (mlp128) the wall clock of back-to-back runs came out 4.7x the dispatches' GPU time
 /// (8.3 against 1.79 ms), while 4 row tiles (22.5 KB) ran at 2.49 ms wall, 2.39 ms GPU.
 const SHARED_MEMORY_BUDGET: u32 = 32 * 1024;
+
+/// The row kernel's layers at most (stamped out in `mlp_coopmat_rows.comp`).
+const ROWS_MAX_LAYERS: usize = 8;
+/// The row kernel's subgroups per workgroup and 16-row tiles per subgroup. On the H100
+/// (mlp64, 2^20 rows) two row tiles ran in 0.27 ms, one in 0.36 (every weight fragment
+/// serves half the rows) and four in 0.29 (255 registers, spilled).
+const ROWS_SUBGROUPS: u32 = 4;
+const ROWS_ROW_TILES: u32 = 2;
+/// The row kernel's workgroups at most: each copies the weights into shared memory once
+/// and loops over blocks of rows. 528, 1056 and 4224 ran within 4 % of each other on the
+/// H100.
+const ROWS_MAX_GROUPS: u64 = 1024;
 
 /// The kernel's push constants; mirrors `Params` in `mlp_coopmat.comp`, and has the size of
 /// the GEMM kernels' block, whose pipeline layout it shares.
@@ -74,6 +91,10 @@ pub(crate) struct CoopmatMlp {
     /// Bit `c` set: a layer applies the activation of code `c` (the kernel's ACTIVATIONS:
     /// the pipeline leaves the others' code out).
     activations: u32,
+    /// Every layer's padded input width, then the last layer's padded output width.
+    padded_widths: Vec<u32>,
+    /// Every layer's `MlpActivation::code`.
+    activation_codes: Vec<u32>,
 }
 
 /// `width` rounded up to whole 16-column tiles.
@@ -168,6 +189,11 @@ impl CoopmatMlp {
                 .activations()
                 .iter()
                 .fold(0, |mask, activation| mask | 1 << activation.code()),
+            padded_widths: std::iter::once(desc.input_width())
+                .chain((0..desc.layers()).map(|layer| desc.layer_shape(layer).1))
+                .map(padded)
+                .collect(),
+            activation_codes: desc.activations().iter().map(|a| a.code()).collect(),
         }))
     }
 
@@ -180,16 +206,142 @@ impl CoopmatMlp {
         self.variant(backend, io).map(|_| ())
     }
 
+    /// Whether the row kernel runs rows of `io` (with set indices if `indexed`) on
+    /// `backend`: no set indices (every row uses set 0), up to [`ROWS_MAX_LAYERS`] layers
+    /// whose weights and the subgroups' staging rows fit the device's shared memory, a
+    /// variant for the rows.
+    pub(crate) fn supports_rows(
+        &self,
+        backend: &CoopmatBackend,
+        io: MlpIo,
+        indexed: bool,
+    ) -> std::result::Result<(), String> {
+        if indexed {
+            return Err(
+                "holds one weight set in shared memory, and this run has set indices".into(),
+            );
+        }
+        let layers = self.activation_codes.len();
+        if layers > ROWS_MAX_LAYERS {
+            return Err(format!(
+                "{layers} layers, the kernel takes at most {ROWS_MAX_LAYERS}"
+            ));
+        }
+        let needed = self.rows_shared_bytes();
+        let available = backend.device_info().shared_memory_bytes;
+        if needed > available {
+            return Err(format!(
+                "the weights and staging rows take {needed} bytes of shared memory, the device has {available}"
+            ));
+        }
+        Self::find_variant(MLP_ROWS_VARIANTS, backend, io).map(|_| ())
+    }
+
+    /// The row kernel's shared memory: every layer's weights (rows of `k / 8 + 1` 16-byte
+    /// vectors) and each subgroup's 16 staging rows.
+    fn rows_shared_bytes(&self) -> u32 {
+        let weights: u32 = self
+            .padded_widths
+            .windows(2)
+            .map(|pair| pair[1] * (pair[0] / 8 + 1))
+            .sum();
+        let staging = ROWS_SUBGROUPS * 16 * (self.max_width / 8 + 1).max(5);
+        16 * (weights + staging)
+    }
+
+    /// Records the row kernel over every row (a run without set indices) and returns the
+    /// command buffers to submit.
+    pub(crate) fn record_rows(
+        &self,
+        context: &Context,
+        desc: &MlpDesc,
+        buffers: &MlpBuffers<'_>,
+        input: BoundRange,
+        output: BoundRange,
+    ) -> Result<Vec<wgpu::CommandBuffer>> {
+        let rows = buffers.layout.rows;
+        if rows == 0 {
+            return Ok(Vec::new());
+        }
+        let backend = context
+            .backends_of_device()
+            .coopmat
+            .as_ref()
+            .map_err(|why| Error::Device(why.clone()))?;
+        let unsupported = |reason: String| Error::MlpNoKernel {
+            reasons: vec![(MlpKernel::CoopmatRows, reason)],
+        };
+        self.supports_rows(backend, buffers.io, buffers.set_indices.is_some())
+            .map_err(unsupported)?;
+        let variant =
+            Self::find_variant(MLP_ROWS_VARIANTS, backend, buffers.io).map_err(unsupported)?;
+        let subgroup_size = backend.device_info().subgroup_size;
+        let mut constants = vec![
+            subgroup_size,
+            ROWS_SUBGROUPS,
+            ROWS_ROW_TILES,
+            self.max_width,
+            subgroup_size * ROWS_SUBGROUPS,
+            self.activations,
+            self.activation_codes.len() as u32,
+        ];
+        // W_0 ..= W_8: 16 past the last layer.
+        constants.extend((0..=ROWS_MAX_LAYERS).map(|l| *self.padded_widths.get(l).unwrap_or(&16)));
+        // ACT_0 ..= ACT_7.
+        constants.extend((0..ROWS_MAX_LAYERS).map(|l| *self.activation_codes.get(l).unwrap_or(&0)));
+        let key = PipelineKey {
+            module: variant.name,
+            constants,
+            required_subgroup_size: subgroup_size,
+        };
+        let kernels = backend.raw_kernels();
+        let pipeline = kernels.pipeline(&key, variant.spirv)?;
+        let blocks = u64::from(rows).div_ceil(u64::from(16 * ROWS_ROW_TILES * ROWS_SUBGROUPS));
+        let grid = flat_grid(blocks.min(ROWS_MAX_GROUPS), 1, &context.device().limits())?;
+        let params = Params {
+            rows: RowParams::new(&buffers.layout, input, output),
+            layers: desc.layers() as u32,
+            input_width: desc.input_width(),
+            output_width: desc.output_width(),
+            groups_x: grid[0],
+            slots: SetGrouper::unindexed(),
+            weight_set_stride: self.weight_set_stride,
+            bias_set_stride: self.bias_set_stride,
+            unused: [0; 3],
+        };
+        let dispatch = RawNetworkDispatch {
+            kernels,
+            pipeline,
+            grid,
+            buffers,
+            input,
+            output,
+            parameters: &self.weights,
+            table: &self.table,
+            sets: None,
+        };
+        record_raw_network(context, dispatch, params, |params| &mut params.slots)
+    }
+
+    /// The variant of `variants` for rows of `io` on `backend` (real or emulated).
+    fn find_variant(
+        variants: &[MlpVariant],
+        backend: &CoopmatBackend,
+        io: MlpIo,
+    ) -> std::result::Result<MlpVariant, String> {
+        variants
+            .iter()
+            .copied()
+            .find(|v| v.io == io && v.emulated == backend.is_emulated())
+            .ok_or_else(|| format!("no cooperative-matrix network kernel for {io} rows"))
+    }
+
     fn variant(
         &self,
         backend: &CoopmatBackend,
         io: MlpIo,
     ) -> std::result::Result<MlpVariant, String> {
-        MLP_VARIANTS
-            .iter()
-            .copied()
-            .find(|v| v.io == io && v.emulated == backend.is_emulated())
-            .ok_or_else(|| format!("no cooperative-matrix network kernel for {io} rows"))
+        Self::find_variant(MLP_VARIANTS, backend, io)
     }
 
     /// Subgroups per workgroup (one per 16 columns of the widest layer, at least 4) and
@@ -234,7 +386,7 @@ impl CoopmatMlp {
             .as_ref()
             .map_err(|why| Error::Device(why.clone()))?;
         let unsupported = |reason: String| Error::MlpNoKernel {
-            reasons: vec![(crate::kind::MlpKernel::Coopmat, reason)],
+            reasons: vec![(MlpKernel::Coopmat, reason)],
         };
         let variant = self.variant(backend, buffers.io).map_err(unsupported)?;
         let (subgroups, row_tiles) = self.shape(backend).map_err(unsupported)?;

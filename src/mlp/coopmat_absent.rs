@@ -1,5 +1,5 @@
 //! Stands in for `coopmat.rs` where the raw-Vulkan interop is not built (see build.rs): the
-//! cooperative-matrix network kernel exists, never available, saying why.
+//! cooperative-matrix network kernels exist, never available, saying why.
 
 use crate::bindings::BoundRange;
 use crate::context::Context;
@@ -27,6 +27,26 @@ impl CoopmatMlp {
         _backend: &crate::backend::coopmat::CoopmatBackend,
         _io: MlpIo,
     ) -> std::result::Result<(), String> {
+        match *self {}
+    }
+
+    pub(crate) fn supports_rows(
+        &self,
+        _backend: &crate::backend::coopmat::CoopmatBackend,
+        _io: MlpIo,
+        _indexed: bool,
+    ) -> std::result::Result<(), String> {
+        match *self {}
+    }
+
+    pub(crate) fn record_rows(
+        &self,
+        _context: &Context,
+        _desc: &MlpDesc,
+        _buffers: &MlpBuffers<'_>,
+        _input: BoundRange,
+        _output: BoundRange,
+    ) -> Result<Vec<wgpu::CommandBuffer>> {
         match *self {}
     }
 

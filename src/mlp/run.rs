@@ -232,15 +232,23 @@ impl Context {
         })
     }
 
-    /// Which kernel runs `mlp` on rows of `io`, and why (every kernel that cannot, with its
-    /// reason). Every kernel runs rows with set indices (without, every row uses set 0).
+    /// Which kernel runs `mlp` on rows of `io` without set indices, and why (every kernel
+    /// that cannot, with its reason). Every kernel but
+    /// [`MlpKernel::CoopmatRows`] also runs rows with set indices (without, every row uses
+    /// set 0); the plan a run returns is that run's.
     pub fn plan_mlp(&self, mlp: &Mlp, io: MlpIo) -> Result<MlpPlan> {
-        self.plan_mlp_for(mlp, io, false)
+        self.plan_mlp_for(mlp, io, false, false)
     }
 
     /// [`Context::plan_mlp`] among the kernels that can record into a shared encoder only,
-    /// if `shared_encoder`.
-    fn plan_mlp_for(&self, mlp: &Mlp, io: MlpIo, shared_encoder: bool) -> Result<MlpPlan> {
+    /// if `shared_encoder`, for a run with set indices if `indexed`.
+    fn plan_mlp_for(
+        &self,
+        mlp: &Mlp,
+        io: MlpIo,
+        shared_encoder: bool,
+        indexed: bool,
+    ) -> Result<MlpPlan> {
         io.check()?;
         let candidates = MlpKernel::ALL.map(|kernel| {
             let support = if shared_encoder && !kernel.records_into_shared_encoder() {
@@ -250,6 +258,21 @@ impl Context {
                 )
             } else {
                 match kernel {
+                    MlpKernel::CoopmatRows => mlp
+                        .inner
+                        .coopmat
+                        .as_ref()
+                        .map_err(Clone::clone)
+                        .and_then(|coopmat| {
+                            coopmat.supports_rows(
+                                self.backends_of_device()
+                                    .coopmat
+                                    .as_ref()
+                                    .map_err(Clone::clone)?,
+                                io,
+                                indexed,
+                            )
+                        }),
                     MlpKernel::Coopmat => mlp
                         .inner
                         .coopmat
@@ -297,7 +320,7 @@ impl Context {
         mlp: &Mlp,
         buffers: &MlpBuffers<'_>,
     ) -> Result<MlpPlan> {
-        let plan = self.plan_mlp_for(mlp, buffers.io, true)?;
+        let plan = self.plan_mlp_for(mlp, buffers.io, true, buffers.set_indices.is_some())?;
         for (chunk, input, output) in buffers.bind_chunks(mlp.desc(), &self.device().limits())? {
             self.encode_simt_rows(mlp, &chunk, input, output, encoder)?;
         }
@@ -330,7 +353,7 @@ impl Context {
         mlp: &Mlp,
         buffers: &MlpBuffers<'_>,
     ) -> Result<(MlpPlan, Vec<wgpu::CommandBuffer>)> {
-        let plan = self.plan_mlp_for(mlp, buffers.io, false)?;
+        let plan = self.plan_mlp_for(mlp, buffers.io, false, buffers.set_indices.is_some())?;
         let mut command_buffers = Vec::new();
         for (chunk, input, output) in buffers.bind_chunks(mlp.desc(), &self.device().limits())? {
             command_buffers.extend(self.record_mlp_rows(
@@ -355,6 +378,13 @@ impl Context {
     ) -> Result<Vec<wgpu::CommandBuffer>> {
         Ok(match kernel {
             // The plan chose the kernel, so the network has its copy.
+            MlpKernel::CoopmatRows => kernel_copy(&mlp.inner.coopmat, kernel)?.record_rows(
+                self,
+                mlp.desc(),
+                buffers,
+                input,
+                output,
+            )?,
             MlpKernel::Coopmat => {
                 let indices = mlp.bind_set_indices(self, buffers)?;
                 let sets = indices.map(|indices| (&mlp.inner.grouper, indices));

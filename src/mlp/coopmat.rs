@@ -77,6 +77,18 @@ struct Params {
 
 const _: () = assert!(std::mem::size_of::<Params>() == std::mem::size_of::<PushConstants>());
 
+/// What a run records on: the context, its cooperative-matrix backend, the network and the
+/// bound rows.
+#[derive(Clone, Copy)]
+struct KernelRun<'a, 'b> {
+    context: &'a Context,
+    backend: &'a CoopmatBackend,
+    desc: &'a MlpDesc,
+    buffers: &'a MlpBuffers<'b>,
+    input: BoundRange,
+    output: BoundRange,
+}
+
 /// The kernel's copy of one network.
 #[derive(Debug)]
 pub(crate) struct CoopmatMlp {
@@ -294,33 +306,16 @@ impl CoopmatMlp {
             constants,
             required_subgroup_size: subgroup_size,
         };
-        let kernels = backend.raw_kernels();
-        let pipeline = kernels.pipeline(&key, variant.spirv)?;
         let blocks = u64::from(rows).div_ceil(u64::from(16 * ROWS_ROW_TILES * ROWS_SUBGROUPS));
-        let grid = flat_grid(blocks.min(ROWS_MAX_GROUPS), 1, &context.device().limits())?;
-        let params = Params {
-            rows: RowParams::new(&buffers.layout, input, output),
-            layers: desc.layers() as u32,
-            input_width: desc.input_width(),
-            output_width: desc.output_width(),
-            groups_x: grid[0],
-            slots: SetGrouper::unindexed(),
-            weight_set_stride: self.weight_set_stride,
-            bias_set_stride: self.bias_set_stride,
-            unused: [0; 3],
-        };
-        let dispatch = RawNetworkDispatch {
-            kernels,
-            pipeline,
-            grid,
+        let run = KernelRun {
+            context,
+            backend,
+            desc,
             buffers,
             input,
             output,
-            parameters: &self.weights,
-            table: &self.table,
-            sets: None,
         };
-        record_raw_network(context, dispatch, params, |params| &mut params.slots)
+        self.record_dispatch(run, &key, variant.spirv, blocks.min(ROWS_MAX_GROUPS), None)
     }
 
     /// The variant of `variants` for rows of `io` on `backend` (real or emulated).
@@ -405,9 +400,38 @@ impl CoopmatMlp {
             ],
             required_subgroup_size: subgroup_size,
         };
-        let kernels = backend.raw_kernels();
-        let pipeline = kernels.pipeline(&key, variant.spirv)?;
         let groups = u64::from(rows).div_ceil(16 * u64::from(row_tiles));
+        let run = KernelRun {
+            context,
+            backend,
+            desc,
+            buffers,
+            input,
+            output,
+        };
+        self.record_dispatch(run, &key, variant.spirv, groups, sets)
+    }
+
+    /// Records one dispatch of either kernel (`key`'s pipeline of `spirv`) over `groups`
+    /// workgroups, after the sets' pre-pass where the run has set indices.
+    fn record_dispatch(
+        &self,
+        run: KernelRun<'_, '_>,
+        key: &PipelineKey,
+        spirv: &'static [u8],
+        groups: u64,
+        sets: Option<(&SetGrouper, (&wgpu::Buffer, BoundRange))>,
+    ) -> Result<Vec<wgpu::CommandBuffer>> {
+        let KernelRun {
+            context,
+            backend,
+            desc,
+            buffers,
+            input,
+            output,
+        } = run;
+        let kernels = backend.raw_kernels();
+        let pipeline = kernels.pipeline(key, spirv)?;
         let grid = flat_grid(groups, 1, &context.device().limits())?;
         let params = Params {
             rows: RowParams::new(&buffers.layout, input, output),

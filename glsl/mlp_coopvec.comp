@@ -31,9 +31,8 @@
 //              64-byte aligned byte offset and its bias (M float16_t) at a 64-byte aligned
 //              byte offset
 //   binding 2: output rows, OUT_TYPE (float16_t or float)
-//   binding 3: layer table, readonly, uint: layer l at 4 * l: matrix byte offset, bias
-//              byte offset, leaky-ReLU slope (float bits), 0 (of set 0); with set
-//              indices, the run buffer: the table, then the slots (mlp_sets.glsl)
+//   binding 3: with set indices, the run buffer of the sets' pre-pass (mlp_sets.glsl);
+//              without, read by nothing (the host binds the parameters again)
 //   push constants (72 bytes, the GEMM kernels' size, so that all share one pipeline
 //              layout): rows, input_first, input_stride, output_first, output_stride,
 //              groups_x, vector_input (1: every input row starts 16-byte aligned and is
@@ -44,7 +43,12 @@
 // Specialization constants: 0 WORKGROUP_SIZE (local_size_x), 1 LAYERS (1 to MAX_LAYERS),
 // 2 + l W_l (l = 0 ..= 8: the input width, the padded hidden widths, the output width;
 // 16 past the last layer), 11 + l ACT_l (MlpActivation::code of layer l), 19 INDEXED (rows
-// with set indices).
+// with set indices), 20 + l MATRIX_l and 28 + l BIAS_l (set 0's byte offsets of layer l's
+// matrix and bias in the parameters), 36 + l SLOPE_l (layer l's leaky-ReLU slope).
+//
+// The offsets are constants, not loads from a table: with every matrix offset a constant
+// the H100's driver runs the network in two thirds of the time it takes with offsets read
+// from a buffer (examples/results/h100-2026-11-28-coopvec-constants/).
 // =====================================================================================
 
 #ifndef COOPVEC_EMULATED
@@ -92,6 +96,30 @@ layout(constant_id = 18) const uint ACT7 = 0;
 // set is 0 as a constant, so that every matrix offset is uniform where the compiler can
 // see it.
 layout(constant_id = 19) const bool INDEXED = false;
+layout(constant_id = 20) const uint MATRIX0 = 0;
+layout(constant_id = 21) const uint MATRIX1 = 0;
+layout(constant_id = 22) const uint MATRIX2 = 0;
+layout(constant_id = 23) const uint MATRIX3 = 0;
+layout(constant_id = 24) const uint MATRIX4 = 0;
+layout(constant_id = 25) const uint MATRIX5 = 0;
+layout(constant_id = 26) const uint MATRIX6 = 0;
+layout(constant_id = 27) const uint MATRIX7 = 0;
+layout(constant_id = 28) const uint BIAS0 = 0;
+layout(constant_id = 29) const uint BIAS1 = 0;
+layout(constant_id = 30) const uint BIAS2 = 0;
+layout(constant_id = 31) const uint BIAS3 = 0;
+layout(constant_id = 32) const uint BIAS4 = 0;
+layout(constant_id = 33) const uint BIAS5 = 0;
+layout(constant_id = 34) const uint BIAS6 = 0;
+layout(constant_id = 35) const uint BIAS7 = 0;
+layout(constant_id = 36) const float SLOPE0 = 0.0;
+layout(constant_id = 37) const float SLOPE1 = 0.0;
+layout(constant_id = 38) const float SLOPE2 = 0.0;
+layout(constant_id = 39) const float SLOPE3 = 0.0;
+layout(constant_id = 40) const float SLOPE4 = 0.0;
+layout(constant_id = 41) const float SLOPE5 = 0.0;
+layout(constant_id = 42) const float SLOPE6 = 0.0;
+layout(constant_id = 43) const float SLOPE7 = 0.0;
 
 layout(push_constant, std430) uniform Params {
     uint rows;
@@ -118,14 +146,15 @@ layout(set = 0, binding = 3, std430) readonly restrict buffer Table { uint table
 // GELU (tanh form) and SiLU as x / (1 + e^-t), whose exponential only overflows where the
 // result is -0; sigmoid 1 / (1 + e^-x). ReLU runs on the f16 vector, the others in f32.
 #define RELU(x, zero, one) ((x) - min((x), (zero)))
-#define LEAKY_RELU(x, zero, one) (((x) - min((x), (zero))) + min((x), (zero)) * slope)
+#define LEAKY_RELU(x, zero, one) (((x) - min((x), (zero))) + min((x), (zero)) * slope_)
 #define GELU(x, zero, one) \
     ((x) / ((one) + exp(-1.5957691216057308 * ((x) + 0.044715 * (x) * (x) * (x)))))
 #define SILU(x, zero, one) ((x) / ((one) + exp(-(x))))
 #define SIGMOID(x, zero, one) ((one) / ((one) + exp(-(x))))
 
-// dst (N values of T) = act(z), z N values of float16_t, act the code ACT (a constant).
-#define ACTIVATE(dst, T, z, N, ACT)                                                            \
+// dst (N values of T) = act(z), z N values of float16_t, act the code ACT and the slope
+// SLOPE (constants).
+#define ACTIVATE(dst, T, z, N, ACT, SLOPE)                                                            \
     if ((ACT) == 0) {                                                                          \
         CONVERT(dst, T, N, z);                                                                 \
     } else if ((ACT) == 1) {                                                                   \
@@ -134,6 +163,7 @@ layout(set = 0, binding = 3, std430) readonly restrict buffer Table { uint table
         APPLY(relu_, float16_t, N, RELU);                                                      \
         CONVERT(dst, T, N, relu_);                                                             \
     } else {                                                                                   \
+        const float slope_ = (SLOPE);                                                          \
         VECTOR(float, N, wide_);                                                               \
         CONVERT(wide_, float, N, z);                                                           \
         if ((ACT) == 2) {                                                                      \
@@ -148,16 +178,16 @@ layout(set = 0, binding = 3, std430) readonly restrict buffer Table { uint table
         CONVERT(dst, T, N, wide_);                                                             \
     }
 
-// Layer l: z (M values) = act(W_l x + b_l) from x (K values); after the last layer the
-// result is stored (real rows only) and the invocation ends.
-#define LAYER(l, x, z, K, M, ACT)                                                              \
+// Layer l: z (M values) = act(W_l x + b_l) from x (K values), W_l at byte MATRIX and b_l
+// at byte BIAS of set 0 (constants), moved by set_offset; after the last layer the result
+// is stored (real rows only) and the invocation ends.
+#define LAYER(l, x, z, K, M, ACT, MATRIX, BIAS, SLOPE)                                         \
     VECTOR(float16_t, M, z);                                                                   \
     {                                                                                          \
-        const float slope = uintBitsToFloat(table[4 * (l) + 2]);                               \
-        MATMUL_ADD(z, x, M, K, table[4 * (l)] + set_offset, table[4 * (l) + 1] + set_offset);  \
+        MATMUL_ADD(z, x, M, K, (MATRIX) + set_offset, (BIAS) + set_offset);                    \
         if (LAYERS == (l) + 1) {                                                               \
             VECTOR(OUT_TYPE, M, y_);                                                           \
-            ACTIVATE(y_, OUT_TYPE, z, M, ACT);                                                 \
+            ACTIVATE(y_, OUT_TYPE, z, M, ACT, SLOPE);                                                 \
             if (stores) {                                                                      \
                 const uint first = params.output_first + row * params.output_stride;           \
                 if (params.vector_output != 0) {                                               \
@@ -170,7 +200,7 @@ layout(set = 0, binding = 3, std430) readonly restrict buffer Table { uint table
             }                                                                                  \
             return;                                                                            \
         }                                                                                      \
-        ACTIVATE(z, float16_t, z, M, ACT);                                                     \
+        ACTIVATE(z, float16_t, z, M, ACT, SLOPE);                                                     \
     }
 
 void main() {
@@ -194,12 +224,12 @@ void main() {
             }
         }
     }
-    LAYER(0, h0, h1, W0, W1, ACT0)
-    LAYER(1, h1, h2, W1, W2, ACT1)
-    LAYER(2, h2, h3, W2, W3, ACT2)
-    LAYER(3, h3, h4, W3, W4, ACT3)
-    LAYER(4, h4, h5, W4, W5, ACT4)
-    LAYER(5, h5, h6, W5, W6, ACT5)
-    LAYER(6, h6, h7, W6, W7, ACT6)
-    LAYER(7, h7, h8, W7, W8, ACT7)
+    LAYER(0, h0, h1, W0, W1, ACT0, MATRIX0, BIAS0, SLOPE0)
+    LAYER(1, h1, h2, W1, W2, ACT1, MATRIX1, BIAS1, SLOPE1)
+    LAYER(2, h2, h3, W2, W3, ACT2, MATRIX2, BIAS2, SLOPE2)
+    LAYER(3, h3, h4, W3, W4, ACT3, MATRIX3, BIAS3, SLOPE3)
+    LAYER(4, h4, h5, W4, W5, ACT4, MATRIX4, BIAS4, SLOPE4)
+    LAYER(5, h5, h6, W5, W6, ACT5, MATRIX5, BIAS5, SLOPE5)
+    LAYER(6, h6, h7, W6, W7, ACT6, MATRIX6, BIAS6, SLOPE6)
+    LAYER(7, h7, h8, W7, W8, ACT7, MATRIX7, BIAS7, SLOPE7)
 }

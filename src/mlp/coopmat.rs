@@ -452,7 +452,7 @@ impl CoopmatMlp {
             input,
             output,
             parameters: &self.weights,
-            table: &self.table,
+            table: Some(&self.table),
             sets,
         };
         record_raw_network(context, dispatch, params, |params| &mut params.slots)

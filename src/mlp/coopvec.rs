@@ -1,7 +1,8 @@
 //! The fused network kernel on cooperative vectors (`glsl/mlp_coopvec.comp`,
-//! `VK_NV_cooperative_vector`): its parameter layout and layer table, its specialization
-//! (the network's widths and activations), and its raw-Vulkan dispatch through the
-//! cooperative-matrix backend's kernels (same device, same pipeline layout).
+//! `VK_NV_cooperative_vector`): its parameter layout, its specialization (the network's
+//! widths, activations and where each layer's matrix and bias lie), and its raw-Vulkan
+//! dispatch through the cooperative-matrix backend's kernels (same device, same pipeline
+//! layout).
 //!
 //! The weights are converted once, when the network is built: by the driver into its
 //! inferencing-optimal layout (`vkConvertCooperativeVectorMatrixNV` on the host), or, where
@@ -26,8 +27,6 @@ include!(concat!(env!("OUT_DIR"), "/mlp_coopvec_variants.rs"));
 
 /// The most layers the kernel is stamped out for (`LAYER(0..8)` in `mlp_coopvec.comp`).
 pub(crate) const MAX_COOPVEC_LAYERS: usize = 8;
-/// Layer-table words per layer: matrix byte offset, bias byte offset, slope bits, 0.
-const TABLE_STRIDE: usize = 4;
 /// Invocations (rows) per workgroup.
 const WORKGROUP_SIZE: u32 = 128;
 /// Byte alignment of every matrix and bias in the parameter buffer (the matrix needs 64,
@@ -59,9 +58,12 @@ pub(crate) struct CoopvecMlp {
     parameters: wgpu::Buffer,
     /// Bytes of `parameters` from one weight set to the next.
     set_stride: u32,
-    table: wgpu::Buffer,
     /// Specialization constants 1 to 18: LAYERS, W0..=W8, ACT0..=ACT7.
     shape: Vec<u32>,
+    /// Specialization constants 20 to 43: set 0's byte offsets of every layer's matrix
+    /// (MATRIX0..=MATRIX7) and bias (BIAS0..=BIAS7), then the leaky-ReLU slopes' bits
+    /// (SLOPE0..=SLOPE7); 0 past the last layer.
+    placement: Vec<u32>,
     /// Whether the parameters are in the stand-in layout (the backend is emulated).
     emulated: bool,
 }
@@ -162,7 +164,8 @@ impl CoopvecMlp {
             }
         }
         let mut parameters: Vec<f16> = Vec::new();
-        let mut table = Vec::with_capacity(TABLE_STRIDE * desc.layers());
+        let mut matrices = [0u32; MAX_COOPVEC_LAYERS];
+        let mut biases = [0u32; MAX_COOPVEC_LAYERS];
         for (set, weights) in sets.iter().enumerate() {
             for (layer, layer_weights) in weights.iter().enumerate() {
                 let (inputs, outputs) = desc.layer_shape(layer);
@@ -193,8 +196,8 @@ impl CoopvecMlp {
                 parameters.extend_from_slice(&layer_weights.bias);
                 parameters.resize(parameters.len() + (rows - outputs) as usize, f16::ZERO);
                 if set == 0 {
-                    let activation = desc.activations()[layer];
-                    table.extend([matrix_offset, bias_offset, activation.slope().to_bits(), 0]);
+                    matrices[layer] = matrix_offset;
+                    biases[layer] = bias_offset;
                 }
             }
             align(&mut parameters)?;
@@ -209,14 +212,19 @@ impl CoopvecMlp {
                 .get(i)
                 .map_or(0, |activation| activation.code())
         }));
+        let mut placement = Vec::with_capacity(3 * MAX_COOPVEC_LAYERS);
+        placement.extend(matrices);
+        placement.extend(biases);
+        placement.extend((0..MAX_COOPVEC_LAYERS).map(|i| {
+            desc.activations()
+                .get(i)
+                .map_or(0, |activation| activation.slope().to_bits())
+        }));
         Ok(Ok(CoopvecMlp {
             parameters: context.upload("coopgemm network parameters (coopvec)", &parameters)?,
             set_stride,
-            table: context.upload(
-                "coopgemm network table (coopvec)",
-                bytemuck::cast_slice::<u32, i32>(&table),
-            )?,
             shape,
+            placement,
             emulated,
         }))
     }
@@ -273,6 +281,7 @@ impl CoopvecMlp {
         constants.extend_from_slice(&self.shape);
         // INDEXED (constant 19): without set indices every row's set is 0 as a constant.
         constants.push(u32::from(sets.is_some()));
+        constants.extend_from_slice(&self.placement);
         let key = PipelineKey {
             module: variant.name,
             constants,
@@ -309,7 +318,7 @@ impl CoopvecMlp {
             input,
             output,
             parameters: &self.parameters,
-            table: &self.table,
+            table: None,
             sets,
         };
         record_raw_network(context, dispatch, params, |params| &mut params.slots)

@@ -285,8 +285,9 @@ impl SetGrouper {
 /// What a raw-Vulkan network kernel binds and dispatches for one run: its pipeline and
 /// grid, the run's buffers (`buffers`, their grouping too) with the input and output
 /// ranges bound, its parameter buffer (weights; the cooperative-vector kernel's biases
-/// too), its layer table (the cooperative-matrix kernel's bias tiles too), and the run's
-/// set indices (`sets`, checked).
+/// too), its layer table where it has one (the cooperative-matrix kernels', with their
+/// bias tiles; the cooperative-vector kernel's layers are specialization constants), and
+/// the run's set indices (`sets`, checked).
 #[cfg(vulkan_interop)]
 pub(crate) struct RawNetworkDispatch<'a> {
     pub kernels: &'a crate::vulkan::dispatch::VulkanKernels,
@@ -296,7 +297,7 @@ pub(crate) struct RawNetworkDispatch<'a> {
     pub input: BoundRange,
     pub output: BoundRange,
     pub parameters: &'a wgpu::Buffer,
-    pub table: &'a wgpu::Buffer,
+    pub table: Option<&'a wgpu::Buffer>,
     pub sets: Option<(&'a SetGrouper, (&'a wgpu::Buffer, BoundRange))>,
 }
 
@@ -304,9 +305,11 @@ pub(crate) struct RawNetworkDispatch<'a> {
 ///
 /// With set indices, [`SetGrouper::record`] first fills the run buffer
 /// in a command buffer of its own, submitted before the kernel's: the kernel's layer table
-/// at its start, then the slots, whose parameters go into `params` through `slots_of`; the
-/// run buffer then replaces the table as binding 3. The bindings are input, parameters,
-/// output and table; `params` are the push constants.
+/// (if any) at its start, then the slots, whose parameters go into `params` through
+/// `slots_of`; the run buffer then replaces the table as binding 3. The bindings are input,
+/// parameters, output and table; a kernel without a table and without set indices reads
+/// nothing of binding 3, which then binds the parameters again. `params` are the push
+/// constants.
 #[cfg(vulkan_interop)]
 pub(crate) fn record_raw_network<P: bytemuck::Pod>(
     context: &Context,
@@ -328,14 +331,17 @@ pub(crate) fn record_raw_network<P: bytemuck::Pod>(
             indices,
             dispatch.buffers.layout.rows,
             dispatch.buffers.grouping,
-            Some(dispatch.table),
+            dispatch.table,
             &mut encoder,
         )?;
         command_buffers.push(encoder.finish());
         *slots_of(&mut params) = slots.params;
         run_buffer = Some(slots.buffer);
     }
-    let table = run_buffer.as_ref().unwrap_or(dispatch.table);
+    let table = run_buffer
+        .as_ref()
+        .or(dispatch.table)
+        .unwrap_or(dispatch.parameters);
     let whole = |buffer: &wgpu::Buffer| BoundRange {
         offset_bytes: 0,
         size_bytes: buffer.size(),

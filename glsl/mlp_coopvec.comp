@@ -35,20 +35,21 @@
 //              without, read by nothing (the host binds the parameters again)
 //   push constants (72 bytes, the GEMM kernels' size, so that all share one pipeline
 //              layout): rows, input_first, input_stride, output_first, output_stride,
-//              groups_x, vector_input (1: every input row starts 16-byte aligned and is
-//              loaded with coopVecLoadNV; 0: element by element), vector_output (the same
-//              for the output rows and coopVecStoreNV), indexed, sets, slots_first,
-//              order_first (mlp_sets.glsl), set_stride (parameter bytes from one set to
-//              the next), then 5 unused words
+//              groups_x, 2 unused words, indexed, sets, slots_first, order_first
+//              (mlp_sets.glsl), set_stride (parameter bytes from one set to the next),
+//              then 5 unused words
 // Specialization constants: 0 WORKGROUP_SIZE (local_size_x), 1 LAYERS (1 to MAX_LAYERS),
 // 2 + l W_l (l = 0 ..= 8: the input width, the padded hidden widths, the output width;
 // 16 past the last layer), 11 + l ACT_l (MlpActivation::code of layer l), 19 INDEXED (rows
 // with set indices), 20 + l MATRIX_l and 28 + l BIAS_l (set 0's byte offsets of layer l's
-// matrix and bias in the parameters), 36 + l SLOPE_l (layer l's leaky-ReLU slope).
+// matrix and bias in the parameters), 36 + l SLOPE_l (layer l's leaky-ReLU slope), 44
+// VECTOR_INPUT (every input row starts 16-byte aligned and is loaded with coopVecLoadNV;
+// otherwise element by element), 45 VECTOR_OUTPUT (the same for the output rows and
+// coopVecStoreNV).
 //
-// The offsets are constants, not loads from a table: with every matrix offset a constant
-// the H100's driver runs the network in two thirds of the time it takes with offsets read
-// from a buffer (examples/results/h100-2026-11-28-coopvec-constants/).
+// Whatever the driver can know when it builds the pipeline is a constant: with every
+// matrix offset a constant instead of a load from a table the H100's driver runs the
+// network in two thirds of the time (examples/results/h100-2026-11-28-coopvec-constants/).
 // =====================================================================================
 
 #ifndef COOPVEC_EMULATED
@@ -120,13 +121,15 @@ layout(constant_id = 40) const float SLOPE4 = 0.0;
 layout(constant_id = 41) const float SLOPE5 = 0.0;
 layout(constant_id = 42) const float SLOPE6 = 0.0;
 layout(constant_id = 43) const float SLOPE7 = 0.0;
+layout(constant_id = 44) const bool VECTOR_INPUT = false;
+layout(constant_id = 45) const bool VECTOR_OUTPUT = false;
 
 layout(push_constant, std430) uniform Params {
     uint rows;
     uint input_first, input_stride;
     uint output_first, output_stride;
     uint groups_x;
-    uint vector_input, vector_output;
+    uint unused5, unused6;
     uint indexed, sets, slots_first, order_first;
     uint set_stride;
     uint unused0, unused1, unused2, unused3, unused4;
@@ -147,14 +150,14 @@ layout(set = 0, binding = 3, std430) readonly restrict buffer Table { uint table
 // result is -0; sigmoid 1 / (1 + e^-x). ReLU runs on the f16 vector, the others in f32.
 #define RELU(x, zero, one) ((x) - min((x), (zero)))
 #define LEAKY_RELU(x, zero, one) (((x) - min((x), (zero))) + min((x), (zero)) * slope_)
-#define GELU(x, zero, one) \
+#define GELU(x, zero, one)                                                                     \
     ((x) / ((one) + exp(-1.5957691216057308 * ((x) + 0.044715 * (x) * (x) * (x)))))
 #define SILU(x, zero, one) ((x) / ((one) + exp(-(x))))
 #define SIGMOID(x, zero, one) ((one) / ((one) + exp(-(x))))
 
 // dst (N values of T) = act(z), z N values of float16_t, act the code ACT and the slope
 // SLOPE (constants).
-#define ACTIVATE(dst, T, z, N, ACT, SLOPE)                                                            \
+#define ACTIVATE(dst, T, z, N, ACT, SLOPE)                                                     \
     if ((ACT) == 0) {                                                                          \
         CONVERT(dst, T, N, z);                                                                 \
     } else if ((ACT) == 1) {                                                                   \
@@ -187,10 +190,10 @@ layout(set = 0, binding = 3, std430) readonly restrict buffer Table { uint table
         MATMUL_ADD(z, x, M, K, (MATRIX) + set_offset, (BIAS) + set_offset);                    \
         if (LAYERS == (l) + 1) {                                                               \
             VECTOR(OUT_TYPE, M, y_);                                                           \
-            ACTIVATE(y_, OUT_TYPE, z, M, ACT, SLOPE);                                                 \
+            ACTIVATE(y_, OUT_TYPE, z, M, ACT, SLOPE);                                          \
             if (stores) {                                                                      \
                 const uint first = params.output_first + row * params.output_stride;           \
-                if (params.vector_output != 0) {                                               \
+                if (VECTOR_OUTPUT) {                                                           \
                     STORE(y_, M, output_elements, first, BYTES(OUT_TYPE));                     \
                 } else {                                                                       \
                     [[dont_unroll]] for (uint i = 0; i < (M); ++i) {                           \
@@ -200,7 +203,7 @@ layout(set = 0, binding = 3, std430) readonly restrict buffer Table { uint table
             }                                                                                  \
             return;                                                                            \
         }                                                                                      \
-        ACTIVATE(z, float16_t, z, M, ACT, SLOPE);                                                     \
+        ACTIVATE(z, float16_t, z, M, ACT, SLOPE);                                              \
     }
 
 void main() {
@@ -214,7 +217,7 @@ void main() {
     VECTOR(float16_t, W0, h0);
     {
         const uint first = params.input_first + row * params.input_stride;
-        if (params.vector_input != 0) {
+        if (VECTOR_INPUT) {
             VECTOR(IN_TYPE, W0, raw);
             LOAD(raw, W0, input_elements, first, BYTES(IN_TYPE));
             CONVERT(h0, float16_t, W0, raw);

@@ -262,7 +262,7 @@ fn only_the_emulated_coopvec_modules_do_without_cooperative_vectors() {
 fn subgroup_kernel_modules_share_one_host_interface() {
     // Every module of gemm_coopmat.comp, emulated or not, has the specialization constants
     // 0..=14, every module of gemm_skinny.comp 0..=8, every module of mlp_coopmat.comp
-    // 0..=6, of mlp_coopmat_rows.comp 0..=23, of mlp_coopvec.comp 0..=43, and all the
+    // 0..=6, of mlp_coopmat_rows.comp 0..=23, of mlp_coopvec.comp 0..=45, and all the
     // storage buffers of set
     // 0, bindings 0..=3 (the one set layout of src/vulkan/dispatch.rs).
     let bindings: BTreeSet<u32> = (0..=3).collect();
@@ -272,7 +272,7 @@ fn subgroup_kernel_modules_share_one_host_interface() {
             "gemm_skinny.comp" => (0..=8).collect(),
             "mlp_coopmat.comp" => (0..=6).collect(),
             "mlp_coopmat_rows.comp" => (0..=23).collect(),
-            "mlp_coopvec.comp" => (0..=43).collect(),
+            "mlp_coopvec.comp" => (0..=45).collect(),
             _ => continue,
         };
         assert_eq!(

@@ -42,8 +42,7 @@ const HIDDEN_PADDING: u32 = 16;
 struct Params {
     rows: RowParams,
     groups_x: u32,
-    vector_input: u32,
-    vector_output: u32,
+    unused_before: [u32; 2],
     slots: SlotParams,
     /// Parameter bytes from one weight set to the next.
     set_stride: u32,
@@ -282,6 +281,25 @@ impl CoopvecMlp {
         // INDEXED (constant 19): without set indices every row's set is 0 as a constant.
         constants.push(u32::from(sets.is_some()));
         constants.extend_from_slice(&self.placement);
+        // VECTOR_INPUT and VECTOR_OUTPUT (constants 44 and 45): whether whole rows move as
+        // cooperative vectors. Constants, so that no element loop is left in the pipeline
+        // where they do.
+        constants.push(
+            vector_rows(
+                input,
+                buffers.layout.input_stride,
+                buffers.io.input.size_bytes(),
+            )
+            .into(),
+        );
+        constants.push(
+            vector_rows(
+                output,
+                buffers.layout.output_stride,
+                buffers.io.output.size_bytes(),
+            )
+            .into(),
+        );
         let key = PipelineKey {
             module: variant.name,
             constants,
@@ -294,18 +312,7 @@ impl CoopvecMlp {
         let params = Params {
             rows: RowParams::new(&buffers.layout, input, output),
             groups_x: grid[0],
-            vector_input: vector_rows(
-                input,
-                buffers.layout.input_stride,
-                buffers.io.input.size_bytes(),
-            )
-            .into(),
-            vector_output: vector_rows(
-                output,
-                buffers.layout.output_stride,
-                buffers.io.output.size_bytes(),
-            )
-            .into(),
+            unused_before: [0; 2],
             slots: SetGrouper::unindexed(),
             set_stride: self.set_stride,
             unused: [0; 5],

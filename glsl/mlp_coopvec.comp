@@ -60,6 +60,8 @@
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_GOOGLE_include_directive : require
+#extension GL_KHR_shader_subgroup_vote : require
+#extension GL_KHR_shader_subgroup_ballot : require
 
 #ifndef IN_TYPE
 #define IN_TYPE float16_t
@@ -206,13 +208,22 @@ layout(set = 0, binding = 3, std430) readonly restrict buffer Table { uint table
         ACTIVATE(z, float16_t, z, M, ACT, SLOPE);                                              \
     }
 
+// The whole network on h0, every layer's parameters moved by set_offset bytes.
+#define NETWORK()                                                                              \
+    LAYER(0, h0, h1, W0, W1, ACT0, MATRIX0, BIAS0, SLOPE0)                                     \
+    LAYER(1, h1, h2, W1, W2, ACT1, MATRIX1, BIAS1, SLOPE1)                                     \
+    LAYER(2, h2, h3, W2, W3, ACT2, MATRIX2, BIAS2, SLOPE2)                                     \
+    LAYER(3, h3, h4, W3, W4, ACT3, MATRIX3, BIAS3, SLOPE3)                                     \
+    LAYER(4, h4, h5, W4, W5, ACT4, MATRIX4, BIAS4, SLOPE4)                                     \
+    LAYER(5, h5, h6, W5, W6, ACT5, MATRIX5, BIAS5, SLOPE5)                                     \
+    LAYER(6, h6, h7, W6, W7, ACT6, MATRIX6, BIAS6, SLOPE6)                                     \
+    LAYER(7, h7, h8, W7, W8, ACT7, MATRIX7, BIAS7, SLOPE7)
+
 void main() {
     const uint group = gl_WorkGroupID.x + gl_WorkGroupID.y * params.groups_x;
     const uint unclamped = group * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
     uint row, set;
     const bool stores = slot_row(min(unclamped, params.rows - 1), row, set) && unclamped < params.rows;
-    // Bytes of the parameters from set 0's to this row's.
-    const uint set_offset = set * params.set_stride;
 
     VECTOR(float16_t, W0, h0);
     {
@@ -227,12 +238,14 @@ void main() {
             }
         }
     }
-    LAYER(0, h0, h1, W0, W1, ACT0, MATRIX0, BIAS0, SLOPE0)
-    LAYER(1, h1, h2, W1, W2, ACT1, MATRIX1, BIAS1, SLOPE1)
-    LAYER(2, h2, h3, W2, W3, ACT2, MATRIX2, BIAS2, SLOPE2)
-    LAYER(3, h3, h4, W3, W4, ACT3, MATRIX3, BIAS3, SLOPE3)
-    LAYER(4, h4, h5, W4, W5, ACT4, MATRIX4, BIAS4, SLOPE4)
-    LAYER(5, h5, h6, W5, W6, ACT5, MATRIX5, BIAS5, SLOPE5)
-    LAYER(6, h6, h7, W6, W7, ACT6, MATRIX6, BIAS6, SLOPE6)
-    LAYER(7, h7, h8, W7, W8, ACT7, MATRIX7, BIAS7, SLOPE7)
+    if (!INDEXED || subgroupAllEqual(set)) {
+        // One set in the whole subgroup (always, without set indices): the bytes from set
+        // 0's parameters to its own as a subgroup-uniform value.
+        const uint set_offset = INDEXED ? subgroupBroadcastFirst(set) * params.set_stride : 0;
+        NETWORK()
+    } else {
+        // Rows of several sets (where the sets change, or the rows were not grouped).
+        const uint set_offset = set * params.set_stride;
+        NETWORK()
+    }
 }

@@ -5,8 +5,8 @@
 // constants `params` with `sets, slots_first, order_first` (SlotParams; its `indexed` is
 // for the WGSL kernel, which has no specialization constant) and the specialization
 // constant `INDEXED` (whether the run has set indices; false: every set 0 as a constant).
-// Where the run has set indices, binding 3 is the run buffer: the layer table in its first
-// words, then per slot its row's set at `slots_first + slot` and its row at
+// Where the run has set indices, binding 3 is the run buffer: the kernel's layer table (if
+// it has one) in its first words, then per slot its row's set at `slots_first + slot` and its row at
 // `order_first + slot` (NO_ORDER: slot s is row s).
 
 const uint NO_ORDER = 0xffffffffu;

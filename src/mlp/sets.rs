@@ -182,8 +182,8 @@ impl SetGrouper {
         let device = context.device();
         let limits = device.limits();
         let bins = self.sets + 1;
-        // The raw-Vulkan kernels' layer table first (so that it stays their binding 3, the
-        // run buffer), 256-byte aligned.
+        // The cooperative-matrix kernels' layer table first (so that it stays their binding
+        // 3, the run buffer), 256-byte aligned; none for the cooperative-vector kernel.
         let table_bytes = table.map_or(0, wgpu::Buffer::size);
         let Ok(counts_first) = u32::try_from(table_bytes.div_ceil(4).next_multiple_of(64)) else {
             return Err(Error::BufferTooLarge {

@@ -2,8 +2,8 @@
 // rows carry a set index each (binding 1), it writes the run buffer (binding 2) the network
 // kernels read their rows' slots from.
 //
-// Run buffer (u32 words): the layer table of the raw-Vulkan kernels in words 0..64 (copied
-// by the host, not touched here), `sets + 1` counts at `counts_first` and as many cursors
+// Run buffer (u32 words): the cooperative-matrix kernels' layer table first (copied by the
+// host, not touched here; none for the cooperative-vector kernel), `sets + 1` counts at `counts_first` and as many cursors
 // after them (cleared by the host), then per slot s: its row's set at `slots_first + s`
 // (`sets` for a row whose index is out of range) and, where the rows are grouped here, its
 // row at `order_first + s`.

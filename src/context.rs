@@ -455,6 +455,16 @@ impl Context {
         &self.shared.planner.backends
     }
 
+    /// The device's cooperative-matrix backend, through which every raw-Vulkan kernel is
+    /// recorded; `Error::Device` with why the device has none.
+    #[cfg(vulkan_interop)]
+    pub(crate) fn coopmat_backend(&self) -> Result<&crate::backend::coopmat::CoopmatBackend> {
+        self.backends_of_device()
+            .coopmat
+            .as_ref()
+            .map_err(|why| Error::Device(why.clone()))
+    }
+
     /// Identifies the device state this handle shares with its clones (and with no other
     /// context).
     pub(crate) fn shared_id(&self) -> usize {

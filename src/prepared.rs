@@ -116,11 +116,7 @@ impl Context {
             && plan.split_k.is_none()
             && plan.staged_b.is_none()
         {
-            let backend = self
-                .backends_of_device()
-                .coopmat
-                .as_ref()
-                .map_err(|why| Error::Device(why.clone()))?;
+            let backend = self.coopmat_backend()?;
             return Ok(
                 match backend.prepare_dispatch(gemm, buffers, &plan.configs[0])? {
                     Some(dispatch) => Launch::Raw(Box::new(dispatch)),
@@ -148,11 +144,7 @@ impl Context {
             if raw.is_empty() {
                 return Ok(());
             }
-            let backend = self
-                .backends_of_device()
-                .coopmat
-                .as_ref()
-                .map_err(|why| Error::Device(why.clone()))?;
+            let backend = self.coopmat_backend()?;
             list.extend(backend.raw_kernels().record_prepared(raw)?);
             raw.clear();
             Ok::<(), Error>(())

@@ -275,11 +275,7 @@ impl CoopmatMlp {
         if rows == 0 {
             return Ok(Vec::new());
         }
-        let backend = context
-            .backends_of_device()
-            .coopmat
-            .as_ref()
-            .map_err(|why| Error::Device(why.clone()))?;
+        let backend = context.coopmat_backend()?;
         let unsupported = |reason: String| Error::MlpNoKernel {
             reasons: vec![(MlpKernel::CoopmatRows, reason)],
         };
@@ -375,11 +371,7 @@ impl CoopmatMlp {
         if rows == 0 {
             return Ok(Vec::new());
         }
-        let backend = context
-            .backends_of_device()
-            .coopmat
-            .as_ref()
-            .map_err(|why| Error::Device(why.clone()))?;
+        let backend = context.coopmat_backend()?;
         let unsupported = |reason: String| Error::MlpNoKernel {
             reasons: vec![(MlpKernel::Coopmat, reason)],
         };

@@ -266,11 +266,7 @@ impl CoopvecMlp {
         if rows == 0 {
             return Ok(Vec::new());
         }
-        let backend = context
-            .backends_of_device()
-            .coopmat
-            .as_ref()
-            .map_err(|why| Error::Device(why.clone()))?;
+        let backend = context.coopmat_backend()?;
         let variant = self
             .variant(backend, buffers.io)
             .map_err(|reason| Error::MlpNoKernel {

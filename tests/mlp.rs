@@ -505,7 +505,8 @@ fn row_kernel_refuses_set_indices() {
 
 /// Five weight sets, odd widths: random indices grouped by the library, the same sorted and
 /// grouped by the caller, and unsorted rows the caller says are grouped (slower, same
-/// results); rows out of range keep their output. Then three sets of a network with whole
+/// results); rows out of range keep their output; rows enough for the library to group them
+/// in three windows. Then three sets of a network with whole
 /// 16-column output tiles, sorted and grouped by the caller or by the library.
 fn sets_match_reference(kernel: MlpKernel) {
     if kernel == MlpKernel::CoopmatRows {
@@ -526,6 +527,10 @@ fn sets_match_reference(kernel: MlpKernel) {
     sorted.sort_unstable();
     let gapped = layout(&desc, rows as u32, 5, 3);
     let packed = MlpLayout::new(&desc, rows as u32);
+    // Three windows of the library's grouping (32768 rows each at the least), the last
+    // partial.
+    let many = 2 * 32768 + 1000 + 3;
+    let many_indices = random_sets(many, 5, 4);
     let mut failures = Vec::new();
     for (case, result) in [
         check_case_sets::<f32, f32>(
@@ -558,6 +563,13 @@ fn sets_match_reference(kernel: MlpKernel) {
         ),
         // Without indices every row is set 0's.
         check_case_sets::<f32, f32>(&context, &mlp, gapped, 7, None),
+        check_case_sets::<f16, f16>(
+            &context,
+            &mlp,
+            MlpLayout::new(&desc, many as u32),
+            8,
+            Some((&many_indices, MlpGrouping::Library)),
+        ),
     ]
     .into_iter()
     .enumerate()
@@ -566,7 +578,7 @@ fn sets_match_reference(kernel: MlpKernel) {
             failures.push(format!("{kernel} case {case}: {why}"));
         }
     }
-    assert_all_passed(5, &failures);
+    assert_all_passed(6, &failures);
     // Whole 16-column output tiles with rows sorted by set (blocks of one set with
     // consecutive rows: a guard for any kernel path that stores such blocks tile by tile),
     // and the same indices grouped by the library.

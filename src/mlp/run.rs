@@ -218,7 +218,7 @@ impl Context {
         if let Err(why) = &coopvec {
             log::debug!("network {desc}: no cooperative-vector kernel: {why}");
         }
-        let grouper = SetGrouper::new(self, sets.len() as u32);
+        let grouper = SetGrouper::new(self, desc, sets.len() as u32);
         Ok(Mlp {
             inner: Arc::new(MlpInner {
                 desc: desc.clone(),

@@ -3,20 +3,24 @@
 // kernels read their rows' slots from.
 //
 // Run buffer (u32 words): the cooperative-matrix kernels' layer table first (copied by the
-// host, not touched here; none for the cooperative-vector kernel), `sets + 1` counts at `counts_first` and as many cursors
-// after them (cleared by the host), then per slot s: its row's set at `slots_first + s`
-// (`sets` for a row whose index is out of range) and, where the rows are grouped here, its
-// row at `order_first + s`.
+// host, not touched here; none for the cooperative-vector kernel), a count per bin at
+// `counts_first` and as many cursors after them (cleared by the host), then per slot s: its
+// row's set at `slots_first + s` (`sets` for a row whose index is out of range) and, where
+// the rows are grouped here, its row at `order_first + s`.
+//
+// Rows are grouped by set within windows of `groups_per_window` workgroups' rows, not across
+// the whole run: bin `window * (sets + 1) + set`. The slots of a window are its rows, set by
+// set, so that the rows a subgroup evaluates lie within one window of the input and output.
 //
 // Entry points, in order, with barriers between them (one compute pass):
 //   count    per workgroup of ROWS_PER_GROUP rows a histogram of their sets in workgroup
 //            memory, then one global atomic add per (workgroup, set) present
-//   scan     one workgroup: cursors = exclusive prefix sums of the counts (bin `sets`, the
-//            out-of-range rows, last)
+//   scan     one workgroup: cursors = exclusive prefix sums of the counts, window after
+//            window (in each, bin `sets`, the out-of-range rows, last)
 //   scatter  per workgroup the histogram again, with each row's rank within its set; one
 //            global atomic add per (workgroup, set) reserves the workgroup's slots of that
-//            set; every row writes its slot's row and set. Rows of a set end up contiguous
-//            (within a set in no particular order).
+//            set in its window; every row writes its slot's row and set. A window's rows of
+//            a set end up contiguous (in no particular order among themselves).
 //   copy     where the caller grouped the rows: slot s is row s, its set copied.
 
 struct Params {
@@ -29,7 +33,8 @@ struct Params {
     order_first: u32,
     // Workgroups along x (the grid may exceed one dimension's limit).
     groups_x: u32,
-    unused: u32,
+    // Workgroups (of ROWS_PER_GROUP rows) per window.
+    groups_per_window: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -51,8 +56,24 @@ fn bin_of(row: u32) -> u32 {
     return min(indices[params.indices_first + row], params.sets);
 }
 
+fn group_index(group: vec3<u32>) -> u32 {
+    return group.x + group.y * params.groups_x;
+}
+
 fn first_row(group: vec3<u32>) -> u32 {
-    return (group.x + group.y * params.groups_x) * ROWS_PER_GROUP;
+    return group_index(group) * ROWS_PER_GROUP;
+}
+
+// Bins of the whole run: sets + 1 per window.
+fn total_bins() -> u32 {
+    let groups = (params.rows + ROWS_PER_GROUP - 1u) / ROWS_PER_GROUP;
+    let windows = (groups + params.groups_per_window - 1u) / params.groups_per_window;
+    return windows * (params.sets + 1u);
+}
+
+// The first bin of the window of workgroup `group`.
+fn window_bins(group: vec3<u32>) -> u32 {
+    return group_index(group) / params.groups_per_window * (params.sets + 1u);
 }
 
 fn clear_histogram(lane: u32) {
@@ -73,17 +94,18 @@ fn count(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_inde
         }
     }
     workgroupBarrier();
+    let counts = params.counts_first + window_bins(group);
     for (var b = lane; b <= params.sets; b += THREADS) {
         let n = atomicLoad(&histogram[b]);
         if (n != 0u) {
-            atomicAdd(&run[params.counts_first + b], n);
+            atomicAdd(&run[counts + b], n);
         }
     }
 }
 
 @compute @workgroup_size(256)
 fn scan(@builtin(local_invocation_index) lane: u32) {
-    let bins = params.sets + 1u;
+    let bins = total_bins();
     let cursors = params.counts_first + bins;
     // Each invocation sums a contiguous chunk of bins; the chunks' sums are scanned in
     // workgroup memory; each invocation then writes its chunk's exclusive prefix sums.
@@ -128,7 +150,7 @@ fn scatter(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_in
     }
     workgroupBarrier();
     // Each bin's count becomes the first slot this workgroup has in it.
-    let cursors = params.counts_first + params.sets + 1u;
+    let cursors = params.counts_first + total_bins() + window_bins(group);
     for (var b = lane; b <= params.sets; b += THREADS) {
         let n = atomicLoad(&histogram[b]);
         if (n != 0u) {

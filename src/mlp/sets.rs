@@ -88,10 +88,13 @@ struct GroupParams {
     groups_per_window: u32,
 }
 
-/// A run's slots: the run buffer (bound whole by the kernels) and where in it they are.
+/// A run's slots: the buffer the kernels read them from (the run buffer, or the caller's
+/// indices where nothing needs grouping or copying), the range of it they bind, and where
+/// in that range the slots are.
 #[derive(Debug)]
 pub(crate) struct SlotRun {
     pub(crate) buffer: wgpu::Buffer,
+    pub(crate) range: BoundRange,
     pub(crate) params: SlotParams,
 }
 
@@ -198,18 +201,44 @@ impl SetGrouper {
         })
     }
 
+    /// The slots of a run that needs no pre-pass: rows grouped by the caller, for a kernel
+    /// without a layer table. The kernel reads the caller's indices where they are
+    /// (out-of-range ones too: it skips every slot whose set is not below the number of
+    /// sets). `None` where the run buffer must be filled ([`SetGrouper::record`]).
+    pub(crate) fn caller_slots(
+        &self,
+        indices: (&wgpu::Buffer, BoundRange),
+        grouping: MlpGrouping,
+        table: Option<&wgpu::Buffer>,
+    ) -> Option<SlotRun> {
+        (grouping == MlpGrouping::Caller && table.is_none()).then(|| SlotRun {
+            buffer: indices.0.clone(),
+            range: indices.1,
+            params: SlotParams {
+                indexed: 1,
+                sets: self.sets,
+                slots_first: indices.1.first_element,
+                order_first: NO_ORDER,
+            },
+        })
+    }
+
     /// Records into `encoder` what fills the run buffer of `rows` rows whose set indices
     /// are `indices` (checked with [`bind_indices`]): the table copied to its start (for
-    /// the raw-Vulkan kernels), the counts cleared, then the pre-pass.
+    /// the raw-Vulkan kernels), the counts cleared, then the pre-pass; or nothing, where
+    /// [`SetGrouper::caller_slots`] gives the slots.
     pub(crate) fn record(
         &self,
         context: &Context,
         indices: (&wgpu::Buffer, BoundRange),
         rows: u32,
-        grouping: crate::mlp::MlpGrouping,
+        grouping: MlpGrouping,
         table: Option<&wgpu::Buffer>,
         encoder: &mut wgpu::CommandEncoder,
     ) -> Result<SlotRun> {
+        if let Some(slots) = self.caller_slots(indices, grouping, table) {
+            return Ok(slots);
+        }
         let device = context.device();
         let limits = device.limits();
         let groups = u64::from(rows).div_ceil(ROWS_PER_GROUP);
@@ -311,6 +340,11 @@ impl SetGrouper {
         drop(pass);
         Ok(SlotRun {
             buffer,
+            range: BoundRange {
+                offset_bytes: 0,
+                size_bytes: bytes,
+                first_element: 0,
+            },
             params: SlotParams {
                 indexed: 1,
                 sets: self.sets,
@@ -345,7 +379,8 @@ pub(crate) struct RawNetworkDispatch<'a> {
 /// With set indices, [`SetGrouper::record`] first fills the run buffer
 /// in a command buffer of its own, submitted before the kernel's: the kernel's layer table
 /// (if any) at its start, then the slots, whose parameters go into `params` through
-/// `slots_of`; the run buffer then replaces the table as binding 3. The bindings are input,
+/// `slots_of`; the run buffer then replaces the table as binding 3 (or the caller's
+/// indices do, where [`SetGrouper::caller_slots`] gives the slots). The bindings are input,
 /// parameters, output and table; a kernel without a table and without set indices reads
 /// nothing of binding 3, which then binds the parameters again. `params` are the push
 /// constants.
@@ -357,40 +392,50 @@ pub(crate) fn record_raw_network<P: bytemuck::Pod>(
     slots_of: impl FnOnce(&mut P) -> &mut SlotParams,
 ) -> Result<Vec<wgpu::CommandBuffer>> {
     let mut command_buffers = Vec::new();
-    let mut run_buffer = None;
+    let mut slots = None;
     if let Some((grouper, indices)) = dispatch.sets {
-        let mut encoder =
-            context
-                .device()
-                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                    label: Some("coopgemm network sets"),
-                });
-        let slots = grouper.record(
-            context,
-            indices,
-            dispatch.buffers.layout.rows,
-            dispatch.buffers.grouping,
-            dispatch.table,
-            &mut encoder,
-        )?;
-        command_buffers.push(encoder.finish());
-        *slots_of(&mut params) = slots.params;
-        run_buffer = Some(slots.buffer);
+        let grouping = dispatch.buffers.grouping;
+        let run = match grouper.caller_slots(indices, grouping, dispatch.table) {
+            Some(run) => run,
+            None => {
+                let mut encoder =
+                    context
+                        .device()
+                        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                            label: Some("coopgemm network sets"),
+                        });
+                let run = grouper.record(
+                    context,
+                    indices,
+                    dispatch.buffers.layout.rows,
+                    grouping,
+                    dispatch.table,
+                    &mut encoder,
+                )?;
+                command_buffers.push(encoder.finish());
+                run
+            }
+        };
+        *slots_of(&mut params) = run.params;
+        slots = Some(run);
     }
-    let table = run_buffer
-        .as_ref()
-        .or(dispatch.table)
-        .unwrap_or(dispatch.parameters);
     let whole = |buffer: &wgpu::Buffer| BoundRange {
         offset_bytes: 0,
         size_bytes: buffer.size(),
         first_element: 0,
     };
+    let table = match &slots {
+        Some(run) => (&run.buffer, run.range),
+        None => {
+            let table = dispatch.table.unwrap_or(dispatch.parameters);
+            (table, whole(table))
+        }
+    };
     let bindings = [
         (dispatch.buffers.input, dispatch.input),
         (dispatch.parameters, whole(dispatch.parameters)),
         (dispatch.buffers.output, dispatch.output),
-        (table, whole(table)),
+        table,
     ];
     let kernels = dispatch.kernels;
     let timestamp_pair = context

@@ -257,9 +257,13 @@ impl SimtMlp {
             padding: 0,
         };
         // Without set indices the weights stand in for the unused run buffer.
-        let run_buffer = slots
-            .as_ref()
-            .map_or(&self.weights, |slots: &SlotRun| &slots.buffer);
+        let run_entry = slots.as_ref().map_or_else(
+            || wgpu::BindGroupEntry {
+                binding: 4,
+                resource: self.weights.as_entire_binding(),
+            },
+            |slots: &SlotRun| slots.range.bind_group_entry(4, &slots.buffer),
+        );
         let uniform = wgpu::util::DeviceExt::create_buffer_init(
             device,
             &wgpu::util::BufferInitDescriptor {
@@ -286,10 +290,7 @@ impl SimtMlp {
                     binding: 3,
                     resource: self.weights.as_entire_binding(),
                 },
-                wgpu::BindGroupEntry {
-                    binding: 4,
-                    resource: run_buffer.as_entire_binding(),
-                },
+                run_entry,
             ],
         });
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {

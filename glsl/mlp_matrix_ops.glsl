@@ -5,6 +5,9 @@
 //   COOPMAT_EMULATED=1  plain per-invocation arithmetic (no cooperative-matrix extension),
 //                       for Vulkan drivers without cooperative matrices (CI's lavapipe)
 //
+// The default's fragment types and its operations on accumulators alone come from
+// mlp_tile_ops.glsl, shared with the other network kernel.
+//
 // The kernel includes this after declaring `shared uvec4 activations[]` (f16 rows of
 // ACTIVATION_VECTORS 16-byte vectors each; element e of a row starting at vector p is half
 // e % 2 of word (e % 8) / 2 of activations[p + e / 8]), `shared float scratch[]`, the
@@ -40,26 +43,10 @@ const uint TILE = 16;
 
 #ifndef COOPMAT_EMULATED
 
-#define A_FRAGMENT coopmat<float16_t, gl_ScopeSubgroup, TILE, TILE, gl_MatrixUseA>
-#define B_FRAGMENT coopmat<float16_t, gl_ScopeSubgroup, TILE, TILE, gl_MatrixUseB>
-#define ACCUMULATOR coopmat<float, gl_ScopeSubgroup, TILE, TILE, gl_MatrixUseAccumulator>
-#define HALF_ACCUMULATOR coopmat<float16_t, gl_ScopeSubgroup, TILE, TILE, gl_MatrixUseAccumulator>
-
-void load_bias(out ACCUMULATOR accumulator, uint first, uint stride) {
-    coopMatLoad(accumulator, table, first, stride, gl_CooperativeMatrixLayoutRowMajor);
-}
+#include "mlp_tile_ops.glsl"
 
 void copy_accumulator(out ACCUMULATOR to, ACCUMULATOR from) {
     to = from;
-}
-
-void activate_accumulator(inout ACCUMULATOR accumulator, uint activation, float slope) {
-    if (activation == 0) {
-        return;
-    }
-    for (int i = 0; i < accumulator.length(); ++i) {
-        accumulator[i] = activate(accumulator[i], activation, slope);
-    }
 }
 
 void store_activations(ACCUMULATOR accumulator, uint vector) {
@@ -75,21 +62,8 @@ void load_b(out B_FRAGMENT fragment, uint element, uint stride) {
     coopMatLoad(fragment, weights, element, stride, gl_CooperativeMatrixLayoutColumnMajor);
 }
 
-void multiply_add(inout ACCUMULATOR accumulator, A_FRAGMENT a, B_FRAGMENT b) {
-    accumulator = coopMatMulAdd(a, b, accumulator);
-}
-
 void store_accumulator(ACCUMULATOR accumulator, uint first) {
     coopMatStore(accumulator, scratch, first, SCRATCH_STRIDE, gl_CooperativeMatrixLayoutRowMajor);
-}
-
-void store_output(ACCUMULATOR accumulator, uint element, uint stride) {
-#if OUT_IS_F16
-    coopMatStore(HALF_ACCUMULATOR(accumulator), output_elements, element, stride,
-                 gl_CooperativeMatrixLayoutRowMajor);
-#else
-    coopMatStore(accumulator, output_elements, element, stride, gl_CooperativeMatrixLayoutRowMajor);
-#endif
 }
 
 #else

@@ -5,6 +5,9 @@
 //   COOPMAT_EMULATED=1  plain per-invocation arithmetic (no cooperative-matrix extension),
 //                       for Vulkan drivers without cooperative matrices (CI's lavapipe)
 //
+// The default's fragment types and its operations on accumulators alone come from
+// mlp_tile_ops.glsl, shared with the other network kernel.
+//
 // The kernel includes this after declaring `shared uvec4 staging[]` (its subgroups'
 // STAGE_SUBGROUP vectors each: rows of STAGE_VECTORS 16-byte vectors of 8 halves),
 // `shared uvec4 shared_weights[]`, SUBGROUP_SIZE, STAGE_SUBGROUP, STAGE_VECTORS,
@@ -39,10 +42,7 @@ const uint TILE = 16;
 
 #ifndef COOPMAT_EMULATED
 
-#define A_FRAGMENT coopmat<float16_t, gl_ScopeSubgroup, TILE, TILE, gl_MatrixUseA>
-#define B_FRAGMENT coopmat<float16_t, gl_ScopeSubgroup, TILE, TILE, gl_MatrixUseB>
-#define ACCUMULATOR coopmat<float, gl_ScopeSubgroup, TILE, TILE, gl_MatrixUseAccumulator>
-#define HALF_ACCUMULATOR coopmat<float16_t, gl_ScopeSubgroup, TILE, TILE, gl_MatrixUseAccumulator>
+#include "mlp_tile_ops.glsl"
 
 void load_a_input(out A_FRAGMENT a, uint element, uint stride) {
 #if IN_IS_F16
@@ -60,32 +60,9 @@ void load_b(out B_FRAGMENT b, uint vector, uint stride) {
     coopMatLoad(b, shared_weights, vector, stride, gl_CooperativeMatrixLayoutColumnMajor);
 }
 
-void load_bias(out ACCUMULATOR accumulator, uint word, uint stride) {
-    coopMatLoad(accumulator, table, word, stride, gl_CooperativeMatrixLayoutRowMajor);
-}
-
-void multiply_add(inout ACCUMULATOR accumulator, A_FRAGMENT a, B_FRAGMENT b) {
-    accumulator = coopMatMulAdd(a, b, accumulator);
-}
-
-void activate_accumulator(inout ACCUMULATOR accumulator, uint activation, float slope) {
-    for (int i = 0; i < accumulator.length(); ++i) {
-        accumulator[i] = activate(accumulator[i], activation, slope);
-    }
-}
-
 void store_staged(ACCUMULATOR accumulator, uint vector) {
     coopMatStore(HALF_ACCUMULATOR(accumulator), staging, vector, STAGE_VECTORS,
                  gl_CooperativeMatrixLayoutRowMajor);
-}
-
-void store_output(ACCUMULATOR accumulator, uint element, uint stride) {
-#if OUT_IS_F16
-    coopMatStore(HALF_ACCUMULATOR(accumulator), output_elements, element, stride,
-                 gl_CooperativeMatrixLayoutRowMajor);
-#else
-    coopMatStore(accumulator, output_elements, element, stride, gl_CooperativeMatrixLayoutRowMajor);
-#endif
 }
 
 void store_scratch(ACCUMULATOR accumulator, uint vector) {

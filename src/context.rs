@@ -455,6 +455,12 @@ impl Context {
         &self.shared.planner.backends
     }
 
+    /// The split-K reductions of the device.
+    #[cfg(vulkan_interop)]
+    pub(crate) fn split_kernels(&self) -> &SplitKernels {
+        &self.shared.split_kernels
+    }
+
     /// The device's cooperative-matrix backend, through which every raw-Vulkan kernel is
     /// recorded; `Error::Device` with why the device has none.
     #[cfg(vulkan_interop)]

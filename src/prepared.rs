@@ -6,7 +6,10 @@
 //! the set, and records a wgpu pass (with a new bind group) and the raw commands in two
 //! command buffers of their own. A prepared GEMM did the planning, the checks and the
 //! descriptor write once: a launch records only the commands, and the GEMMs of one
-//! [`Context::run_prepared`] share one pair of command buffers and one submission.
+//! [`Context::run_prepared`] share one pair of command buffers and one submission. A GEMM
+//! split along K on that backend is prepared the same way: its partial GEMMs' dispatches
+//! and its reduction (a wgpu pass whose bind group is made once) are bound once, to
+//! partial sums of its own; the reduction ends the pair of command buffers it follows.
 
 use crate::backend::KernelInfo;
 use crate::bindings::{BindingPlan, GemmBuffers};
@@ -36,9 +39,22 @@ enum Launch {
     /// One raw dispatch of the cooperative-matrix backend, bound once.
     #[cfg(vulkan_interop)]
     Raw(Box<PreparedDispatch>),
-    /// Every other plan (wgpu passes, split-K, a staged B): recorded per launch from the
-    /// plan made once.
+    /// A split GEMM on the cooperative-matrix backend: its partial GEMMs' raw dispatches
+    /// and the reduction, bound once to partials of its own.
+    #[cfg(vulkan_interop)]
+    Split(Box<PreparedSplit>),
+    /// Every other plan (wgpu passes, a staged B): recorded per launch from the plan made
+    /// once.
     Recorded(Box<Recorded>),
+}
+
+#[cfg(vulkan_interop)]
+#[derive(Debug)]
+struct PreparedSplit {
+    parts: Vec<PreparedDispatch>,
+    reduction: crate::split_k::BoundReduction,
+    /// The partial sums (the parts' C, the reduction's input), this GEMM's alone.
+    _partials: wgpu::Buffer,
 }
 
 #[derive(Debug)]
@@ -112,17 +128,34 @@ impl Context {
             return Ok(Launch::Nothing);
         }
         #[cfg(vulkan_interop)]
-        if plan.selection.backend == crate::BackendKind::Coopmat
-            && plan.split_k.is_none()
-            && plan.staged_b.is_none()
-        {
+        if plan.selection.backend == crate::BackendKind::Coopmat && plan.staged_b.is_none() {
             let backend = self.coopmat_backend()?;
-            return Ok(
-                match backend.prepare_dispatch(gemm, buffers, &plan.configs[0])? {
-                    Some(dispatch) => Launch::Raw(Box::new(dispatch)),
-                    None => Launch::Nothing,
-                },
-            );
+            let Some(split) = plan.split_k else {
+                return Ok(
+                    match backend.prepare_dispatch(gemm, buffers, &plan.configs[0])? {
+                        Some(dispatch) => Launch::Raw(Box::new(dispatch)),
+                        None => Launch::Nothing,
+                    },
+                );
+            };
+            let partials = self.create_buffer(
+                "coopgemm prepared split-K partials",
+                split.scratch_bytes(gemm),
+                wgpu::BufferUsages::STORAGE,
+            )?;
+            let reduction = self
+                .split_kernels()
+                .bind_reduction(gemm, buffers, split, &partials)?;
+            let part_buffers = GemmBuffers::new(buffers.a, buffers.b, &partials);
+            let mut parts = Vec::new();
+            for (part, config) in split.partial_gemms(gemm).iter().zip(&plan.configs) {
+                parts.extend(backend.prepare_dispatch(&part.resolve()?, &part_buffers, config)?);
+            }
+            return Ok(Launch::Split(Box::new(PreparedSplit {
+                parts,
+                reduction,
+                _partials: partials,
+            })));
         }
         Ok(Launch::Recorded(Box::new(Recorded {
             gemm: *gemm,
@@ -154,6 +187,15 @@ impl Context {
                 Launch::Nothing => {}
                 #[cfg(vulkan_interop)]
                 Launch::Raw(dispatch) => raw.push(dispatch),
+                #[cfg(vulkan_interop)]
+                Launch::Split(split) => {
+                    raw.extend(split.parts.iter());
+                    flush(&mut raw, &mut command_buffers)?;
+                    self.split_kernels().record_reduction(
+                        &split.reduction,
+                        crate::backend::Target::CommandBuffers(&mut command_buffers),
+                    )?;
+                }
                 Launch::Recorded(recorded) => {
                     #[cfg(vulkan_interop)]
                     flush(&mut raw, &mut command_buffers)?;

@@ -206,7 +206,8 @@ impl SplitK {
         self.slices + u32::from(self.remainder > 0)
     }
 
-    fn scratch_bytes(&self, gemm: &ResolvedGemm) -> u64 {
+    /// Bytes of the partials: [`SplitK::partials`] matrices of m × n 32-bit sums.
+    pub(crate) fn scratch_bytes(&self, gemm: &ResolvedGemm) -> u64 {
         self.partials() as u64 * gemm.gemm.m as u64 * gemm.gemm.n as u64 * 4
     }
 
@@ -266,6 +267,15 @@ struct ReduceParams {
 }
 
 const REDUCE_WORKGROUP_SIZE: u32 = 256;
+
+/// The reduction of one split GEMM, bound to its partials, C and bias
+/// ([`SplitKernels::bind_reduction`]): made per GEMM, or once for a prepared one.
+#[derive(Debug)]
+pub(crate) struct BoundReduction {
+    pipeline: Arc<wgpu::ComputePipeline>,
+    bind_group: wgpu::BindGroup,
+    grid: [u32; 3],
+}
 
 /// The reduction pipelines of one device, one per (input, output) storage.
 #[derive(Debug)]
@@ -343,17 +353,15 @@ impl SplitKernels {
         self.pipeline(gemm.gemm.types).map(drop)
     }
 
-    /// Records the partial GEMMs (with `configs`, one per partial GEMM) and the reduction.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn record(
+    /// The reduction of `gemm` split as `split`, bound to its partials (`partials`, at least
+    /// [`SplitK::scratch_bytes`]) and to the user's C and bias (checked here).
+    pub(crate) fn bind_reduction(
         &self,
-        backend: &dyn Backend,
         gemm: &ResolvedGemm,
         buffers: &GemmBuffers<'_>,
         split: SplitK,
-        configs: &[KernelConfig],
-        target: Target<'_>,
-    ) -> Result<()> {
+        partials: &wgpu::Buffer,
+    ) -> Result<BoundReduction> {
         // Everything about the user's buffers is checked against the real GEMM first.
         let plan = BindingPlan::new(gemm, buffers, &self.limits)?;
         let (m, n) = (gemm.gemm.m, gemm.gemm.n);
@@ -363,7 +371,6 @@ impl SplitKernels {
             1,
             &self.limits,
         )?;
-        let scratch = self.scratch.get(split.scratch_bytes(gemm))?;
         let pipeline = self.pipeline(gemm.gemm.types)?;
         let params = ReduceParams {
             m,
@@ -393,7 +400,7 @@ impl SplitKernels {
             },
             wgpu::BindGroupEntry {
                 binding: 1,
-                resource: scratch.as_entire_binding(),
+                resource: partials.as_entire_binding(),
             },
             plan.c.bind_group_entry(3, buffers.c),
         ];
@@ -401,10 +408,10 @@ impl SplitKernels {
         if !gemm.gemm.types.output.is_integer() {
             entries.push(match (buffers.bias, plan.bias) {
                 (Some(bias), Some(range)) => range.bind_group_entry(4, bias),
-                // Never read without a bias; the scratch stands in.
+                // Never read without a bias; the partials stand in.
                 _ => wgpu::BindGroupEntry {
                     binding: 4,
-                    resource: scratch.as_entire_binding(),
+                    resource: partials.as_entire_binding(),
                 },
             });
         }
@@ -413,15 +420,45 @@ impl SplitKernels {
             layout: &pipeline.get_bind_group_layout(0),
             entries: &entries,
         });
-        let encode_reduce = |encoder: &mut wgpu::CommandEncoder| {
+        Ok(BoundReduction {
+            pipeline,
+            bind_group,
+            grid,
+        })
+    }
+
+    /// Records `reduction` into `target` (stamped while a GPU timing is under way).
+    pub(crate) fn record_reduction(
+        &self,
+        reduction: &BoundReduction,
+        target: Target<'_>,
+    ) -> Result<()> {
+        record_wgpu(&self.device, "coopgemm split-K reduce", target, |encoder| {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some("coopgemm split-K reduce"),
                 timestamp_writes: self.timer.as_ref().and_then(|timer| timer.pass_writes()),
             });
-            pass.set_pipeline(&pipeline);
-            pass.set_bind_group(0, &bind_group, &[]);
-            pass.dispatch_workgroups(grid[0], grid[1], grid[2]);
-        };
+            pass.set_pipeline(&reduction.pipeline);
+            pass.set_bind_group(0, &reduction.bind_group, &[]);
+            let [x, y, z] = reduction.grid;
+            pass.dispatch_workgroups(x, y, z);
+            Ok(())
+        })
+    }
+
+    /// Records the partial GEMMs (with `configs`, one per partial GEMM) and the reduction.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn record(
+        &self,
+        backend: &dyn Backend,
+        gemm: &ResolvedGemm,
+        buffers: &GemmBuffers<'_>,
+        split: SplitK,
+        configs: &[KernelConfig],
+        target: Target<'_>,
+    ) -> Result<()> {
+        let scratch = self.scratch.get(split.scratch_bytes(gemm))?;
+        let reduction = self.bind_reduction(gemm, buffers, split, &scratch)?;
         let partial_buffers = GemmBuffers::new(buffers.a, buffers.b, &scratch);
         let mut target = target;
         let parts = split.partial_gemms(gemm);
@@ -440,14 +477,11 @@ impl SplitKernels {
                 config,
             )?;
         }
-        record_wgpu(&self.device, "coopgemm split-K reduce", target, |encoder| {
-            encode_reduce(encoder);
-            Ok(())
-        })?;
+        self.record_reduction(&reduction, target)?;
         log::debug!(
             "split-K: {}x{}x{} as {} slices of {} (+{})",
-            m,
-            n,
+            gemm.gemm.m,
+            gemm.gemm.n,
             gemm.gemm.k,
             split.slices,
             split.slice_k,

@@ -15,7 +15,7 @@ use common::cases::{skinny_cases, stride_cases, with_host_types, CaseData};
 use common::{backend_for, backend_tests};
 
 /// Few-row, strided, batched, split and epilogue GEMMs: the raw dispatch, and the plans
-/// that record per launch (split-K, wgpu passes).
+/// that record per launch (wgpu passes).
 fn prepared_cases() -> Vec<Gemm> {
     let mut cases: Vec<Gemm> = skinny_cases().into_iter().step_by(9).collect();
     cases.extend(stride_cases().into_iter().take(4));
@@ -77,13 +77,28 @@ backend_tests! {
                     failures.push(format!("{kind} {types}: {message}"));
                 }
             }
-            // A split GEMM records its partial products and reduction per launch.
+            // Split GEMMs: on the cooperative-matrix backend their partial products and
+            // reduction are bound once (partials of their own), elsewhere recorded per
+            // launch. Three equal slices; then three and a one-k remainder (two partial
+            // GEMMs) with beta, a bias and an activation in the reduction.
             let split = context.with_split_k(SplitKChoice::Slices(3));
-            let gemm = Gemm::new(20, 24, 300).types(types);
-            if split.prepare(&gemm).is_ok_and(|kernel| kernel.split_k.is_some()) {
+            let split_cases = [
+                Gemm::new(20, 24, 300),
+                Gemm::new(9, 40, 301)
+                    .beta(0.5)
+                    .bias(BiasAxis::PerRow)
+                    .activation(Activation::Gelu),
+            ];
+            for (index, gemm) in split_cases.into_iter().enumerate() {
+                let gemm = gemm.types(types);
+                if !split.prepare(&gemm).is_ok_and(|kernel| kernel.split_k.is_some()) {
+                    continue;
+                }
                 ran += 1;
                 let result = with_host_types!(types, |I, O| check_prepared::<I, O>(
-                    &split, &gemm, 7100
+                    &split,
+                    &gemm,
+                    7100 + index as u64
                 ));
                 if let Err(message) = result {
                     failures.push(format!("{kind} {types} split: {message}"));

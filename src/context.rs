@@ -495,6 +495,11 @@ impl Context {
     }
 
     /// Records `gemm` into command buffers of its own; submit them on [`Context::queue`].
+    ///
+    /// A GEMM recorded as raw Vulkan commands (the cooperative-matrix backend) that is never
+    /// submitted holds its descriptor set, its event and clones of its buffers for the life
+    /// of the context, and every later GEMM's recording looks at it again: submit what you
+    /// record.
     pub fn record(&self, gemm: &Gemm, buffers: &GemmBuffers<'_>) -> Result<RecordedGemm> {
         let resolved = gemm.resolve()?;
         let plan = self.plan_resolved(&resolved, false, false)?;

@@ -9,7 +9,9 @@
 //! always evaluates one set. For a memory-bound network it sorts within windows of rows
 //! (32768 and up) instead of across the whole run, so that the rows a subgroup evaluates
 //! also lie close together ([`grouped_in_windows`]). Grouped by the caller
-//! ([`MlpGrouping::Caller`]), slot `s` is row `s` and only the indices are copied.
+//! ([`MlpGrouping::Caller`]), slot `s` is row `s`: kernels without a layer table read the
+//! caller's indices in place ([`SetGrouper::caller_slots`]), and for the others the
+//! pre-pass only copies them after the table.
 
 use std::sync::Arc;
 

@@ -148,8 +148,8 @@ impl Context {
                 .bind_reduction(gemm, buffers, split, &partials)?;
             let part_buffers = GemmBuffers::new(buffers.a, buffers.b, &partials);
             let mut parts = Vec::new();
-            for (part, config) in split.partial_gemms(gemm).iter().zip(&plan.configs) {
-                parts.extend(backend.prepare_dispatch(&part.resolve()?, &part_buffers, config)?);
+            for (part, config) in split.parts_with_configs(gemm, &plan.configs)? {
+                parts.extend(backend.prepare_dispatch(&part, &part_buffers, config)?);
             }
             return Ok(Launch::Split(Box::new(PreparedSplit {
                 parts,

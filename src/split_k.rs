@@ -201,6 +201,28 @@ impl SplitK {
         (split.scratch_bytes(gemm) <= max_binding_bytes).then_some(split)
     }
 
+    /// The partial GEMMs ([`SplitK::partial_gemms`]), resolved, each with its configuration
+    /// (`configs`, one per partial GEMM, as the plan made them).
+    pub(crate) fn parts_with_configs<'c>(
+        &self,
+        gemm: &ResolvedGemm,
+        configs: &'c [KernelConfig],
+    ) -> Result<Vec<(ResolvedGemm, &'c KernelConfig)>> {
+        let parts = self.partial_gemms(gemm);
+        if parts.len() != configs.len() {
+            return Err(Error::Pipeline(format!(
+                "{} configurations for {} partial GEMMs",
+                configs.len(),
+                parts.len()
+            )));
+        }
+        parts
+            .iter()
+            .zip(configs)
+            .map(|(part, config)| Ok((part.resolve()?, config)))
+            .collect()
+    }
+
     /// Partial matrices in the scratch buffer.
     pub fn partials(&self) -> u32 {
         self.slices + u32::from(self.remainder > 0)
@@ -347,8 +369,8 @@ impl SplitKernels {
         split: SplitK,
         configs: &[KernelConfig],
     ) -> Result<()> {
-        for (part, config) in split.partial_gemms(gemm).iter().zip(configs) {
-            backend.prepare(&part.resolve()?, config)?;
+        for (part, config) in split.parts_with_configs(gemm, configs)? {
+            backend.prepare(&part, config)?;
         }
         self.pipeline(gemm.gemm.types).map(drop)
     }
@@ -461,21 +483,8 @@ impl SplitKernels {
         let reduction = self.bind_reduction(gemm, buffers, split, &scratch)?;
         let partial_buffers = GemmBuffers::new(buffers.a, buffers.b, &scratch);
         let mut target = target;
-        let parts = split.partial_gemms(gemm);
-        if parts.len() != configs.len() {
-            return Err(Error::Pipeline(format!(
-                "{} configurations for {} partial GEMMs",
-                configs.len(),
-                parts.len()
-            )));
-        }
-        for (part, config) in parts.iter().zip(configs) {
-            backend.record(
-                &part.resolve()?,
-                &partial_buffers,
-                target.reborrow(),
-                config,
-            )?;
+        for (part, config) in split.parts_with_configs(gemm, configs)? {
+            backend.record(&part, &partial_buffers, target.reborrow(), config)?;
         }
         self.record_reduction(&reduction, target)?;
         log::debug!(

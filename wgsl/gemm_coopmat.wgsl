@@ -2,11 +2,14 @@
 // on wgpu's own cooperative matrices (`enable wgpu_cooperative_matrix;`): naga turns the
 // coop* calls into OpCooperativeMatrix*KHR on Vulkan and simdgroup_matrix on Metal.
 //
-// This file is the kernel's body. The host (src/backend/wgsl_coopmat.rs) puts in front of it:
+// This file is the kernel's body. The host (src/backend/wgsl_coopmat/mod.rs) puts in front of it:
 //   * a header with the `enable` directives and the coop shape: `AB` (element type of A and
 //     B, as stored and as multiplied: f16 or f32), `Acc` (the accumulators' type), CoopA,
 //     CoopB, CoopC (coop_mat8x8 or coop_mat16x16 of them), COOP (8 or 16) and STAGE_PAD
 //     (elements in 16 bytes);
+//   * a staging snippet of wgsl/coopmat_staging/: how a quad is written to workgroup memory
+//     (`Staged`, STAGE_VECTOR, write_quad): one vector store where the platform's coop loads
+//     read vectors (vector.wgsl, Vulkan), else four element stores (scalar.wgsl);
 //   * the storage snippets of wgsl/storage/ (the same as the SIMT kernel's): A and B
 //     (bindings 1, 2: load_a, load_a_quad, quad_of, decode_quad -> vec4<AB>, ...), C
 //     (binding 3: load_c, store_c) and the epilogue (binding 4: apply_epilogue);
@@ -36,8 +39,9 @@
 //     in 8 different bank groups. A tile is loaded with the layout of its stage (coopLoadT
 //     for rows along m of A or along n of B, coopLoad for rows along k). (k-major rows in workgroup memory
 //     whatever the layout, a quad of row-major A went to four rows: four 16-bit stores, each
-//     4-way bank-conflicted, that the driver cannot merge; adjacent, they can become one
-//     8-byte store where the indices are not clamped, see COOPGEMM_WGSL_COOPMAT_CHECKS.)
+//     4-way bank-conflicted, that the driver cannot merge; adjacent, they are one vector
+//     store, or four stores the driver can merge where the indices are not clamped, see
+//     COOPGEMM_WGSL_COOPMAT_CHECKS.)
 //   * The K steps of a stage (TILE_K / COOP: 1, 2 or 4) are written out, not looped over, so
 //     every coop load of a stage has a constant offset and the driver can schedule the
 //     loads of one step under the multiplies of the previous one.
@@ -73,18 +77,15 @@ override A_ROW: u32 = select(TILE_M, TILE_K, A_K_CONTIGUOUS) + STAGE_PAD;
 override B_ROW: u32 = select(TILE_N, TILE_K, B_K_CONTIGUOUS) + STAGE_PAD;
 override A_STAGE: u32 = max(TILE_M * (TILE_K + STAGE_PAD), TILE_K * (TILE_M + STAGE_PAD));
 override B_STAGE: u32 = max(TILE_N * (TILE_K + STAGE_PAD), TILE_K * (TILE_N + STAGE_PAD));
-var<workgroup> a_stages: array<AB, 2u * A_STAGE>;
-var<workgroup> b_stages: array<AB, 2u * B_STAGE>;
+// Held as `Staged` values of STAGE_VECTOR elements each (the staging snippet: wgsl/coopmat_staging/);
+// every index and row length below counts elements and is divided by STAGE_VECTOR where it
+// addresses the arrays (rows and stages are multiples of four elements).
+override A_STAGES_STAGED: u32 = 2u * A_STAGE / STAGE_VECTOR;
+override B_STAGES_STAGED: u32 = 2u * B_STAGE / STAGE_VECTOR;
+var<workgroup> a_stages: array<Staged, A_STAGES_STAGED>;
+var<workgroup> b_stages: array<Staged, B_STAGES_STAGED>;
 // One COOP x COOP accumulator per subgroup, for the epilogue.
 var<workgroup> scratch: array<Acc, WORKGROUP_SIZE / SUBGROUP_SIZE * COOP * COOP>;
-
-fn store_element(is_a: bool, at: u32, value: AB) {
-    if (is_a) {
-        a_stages[at] = value;
-    } else {
-        b_stages[at] = value;
-    }
-}
 
 // Writes the invocation's `p`-th quad into stage `stage`: four adjacent elements of one
 // workgroup-memory row (nothing for quads past the slice).
@@ -102,10 +103,7 @@ fn store_quad(is_a: bool, stage: u32, local_index: u32, p: u32, stored: Quad) {
         first = position.y;
     }
     let at = stage * select(B_STAGE, A_STAGE, is_a) + row * select(B_ROW, A_ROW, is_a) + first;
-    store_element(is_a, at, quad.x);
-    store_element(is_a, at + 1u, quad.y);
-    store_element(is_a, at + 2u, quad.z);
-    store_element(is_a, at + 3u, quad.w);
+    write_quad(is_a, at, quad);
 }
 
 // Writes the registers of load_slice into stage `stage` of workgroup memory.
@@ -119,19 +117,21 @@ fn store_slice(is_a: bool, stage: u32, local_index: u32, loaded: Loaded) {
 // The A tile of rows tile_row.. (in the workgroup tile) and k = kk.. of stage `stage`.
 fn load_a_tile(stage: u32, kk: u32, tile_row: u32) -> CoopA {
     let base = stage * A_STAGE;
+    let stride = A_ROW / STAGE_VECTOR;
     if (A_K_CONTIGUOUS) {
-        return coopLoadT<CoopA>(&a_stages[base + tile_row * A_ROW + kk], A_ROW);
+        return coopLoadT<CoopA>(&a_stages[(base + tile_row * A_ROW + kk) / STAGE_VECTOR], stride);
     }
-    return coopLoad<CoopA>(&a_stages[base + kk * A_ROW + tile_row], A_ROW);
+    return coopLoad<CoopA>(&a_stages[(base + kk * A_ROW + tile_row) / STAGE_VECTOR], stride);
 }
 
 // The B tile of k = kk.. and columns tile_col.. (in the workgroup tile) of stage `stage`.
 fn load_b_tile(stage: u32, kk: u32, tile_col: u32) -> CoopB {
     let base = stage * B_STAGE;
+    let stride = B_ROW / STAGE_VECTOR;
     if (B_K_CONTIGUOUS) {
-        return coopLoad<CoopB>(&b_stages[base + tile_col * B_ROW + kk], B_ROW);
+        return coopLoad<CoopB>(&b_stages[(base + tile_col * B_ROW + kk) / STAGE_VECTOR], stride);
     }
-    return coopLoadT<CoopB>(&b_stages[base + kk * B_ROW + tile_col], B_ROW);
+    return coopLoadT<CoopB>(&b_stages[(base + kk * B_ROW + tile_col) / STAGE_VECTOR], stride);
 }
 
 // Writes one accumulator tile, whose first element is (first_row, first_col) of C, through

@@ -40,6 +40,35 @@ use crate::types::{DType, GemmTypes};
 /// tile loads; see [`wgsl_coopmat_source`]).
 pub const WGSL_COOPMAT_WGSL: &str = include_str!("../../../wgsl/gemm_coopmat.wgsl");
 
+/// How the kernel writes its operand quads to workgroup memory: the staging snippet of
+/// `wgsl/coopmat_staging/` put in front of the body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Staging {
+    /// One `vec4` store per quad, the coop loads reading through a pointer to the vector
+    /// (SPIR-V allows it; naga's Metal output takes a pointer to the element type only).
+    Vector,
+    /// Four element stores per quad.
+    Scalar,
+}
+
+impl Staging {
+    /// The staging naga can write for `backend`: vectors on Vulkan, elements elsewhere.
+    pub(crate) fn for_backend(backend: wgpu::Backend) -> Staging {
+        if backend == wgpu::Backend::Vulkan {
+            Staging::Vector
+        } else {
+            Staging::Scalar
+        }
+    }
+
+    fn snippet(self) -> &'static str {
+        match self {
+            Staging::Vector => include_str!("../../../wgsl/coopmat_staging/vector.wgsl"),
+            Staging::Scalar => include_str!("../../../wgsl/coopmat_staging/scalar.wgsl"),
+        }
+    }
+}
+
 /// Whether the kernel can store `types` (f16 or f32 A/B, sums and C), and if not, why.
 fn check_types(types: GemmTypes) -> std::result::Result<(), String> {
     let float = |t: DType| matches!(t, DType::F32 | DType::F16);
@@ -54,13 +83,14 @@ fn check_types(types: GemmTypes) -> std::result::Result<(), String> {
 
 /// The complete WGSL of the cooperative-matrix kernel for `types` on `coop` × `coop` tiles
 /// (8 or 16): a header with the `enable` directives, the element types and the coop types,
-/// then the storage snippets for the types (A and B bound as vectors with `vector_loads`,
-/// for operands whose every quad is aligned), the tile-load helpers and the body. `None` for
-/// types or sizes the kernel cannot use.
+/// the staging snippet, then the storage snippets for the types (A and B bound as vectors
+/// with `vector_loads`, for operands whose every quad is aligned), the tile-load helpers and
+/// the body. `None` for types or sizes the kernel cannot use.
 pub(crate) fn wgsl_coopmat_source(
     types: GemmTypes,
     coop: u32,
     vector_loads: bool,
+    staging: Staging,
 ) -> Option<String> {
     check_types(types).ok()?;
     if !matches!(coop, 8 | 16) {
@@ -86,6 +116,7 @@ pub(crate) fn wgsl_coopmat_source(
     Some(
         [
             header.as_str(),
+            staging.snippet(),
             &snippets::native_inputs(types.input, vector_loads),
             &snippets::native_output(types.output),
             snippets::EPILOGUE,
@@ -219,6 +250,7 @@ pub struct WgslCoopBackend {
     shapes: Vec<CoopShape>,
     subgroup_size: u32,
     shader_f16: bool,
+    staging: Staging,
     bind_group_layout: wgpu::BindGroupLayout,
     pipeline_layout: wgpu::PipelineLayout,
     modules: Memo<(GemmTypes, u32, bool), wgpu::ShaderModule>,
@@ -262,6 +294,7 @@ impl WgslCoopBackend {
             shapes,
             subgroup_size: kernel_subgroup_size(&device.adapter_info()),
             shader_f16: device.features().contains(wgpu::Features::SHADER_F16),
+            staging: Staging::for_backend(device.adapter_info().backend),
             bind_group_layout,
             pipeline_layout,
             modules: Memo::new("module"),
@@ -419,9 +452,11 @@ impl WgslCoopBackend {
         vector_loads: bool,
     ) -> Result<wgpu::ShaderModule> {
         let source =
-            wgsl_coopmat_source(types, coop, vector_loads).ok_or_else(|| Error::Unsupported {
-                backend: BackendKind::WgslCoopmat,
-                reason: format!("no WGSL coopmat kernel for {types} on {coop}x{coop} tiles"),
+            wgsl_coopmat_source(types, coop, vector_loads, self.staging).ok_or_else(|| {
+                Error::Unsupported {
+                    backend: BackendKind::WgslCoopmat,
+                    reason: format!("no WGSL coopmat kernel for {types} on {coop}x{coop} tiles"),
+                }
             })?;
         // Without wgpu's runtime checks unless asked for (see KernelOverrides): with each
         // operand held in workgroup memory in its own layout, the checks' index clamping keeps the driver from

@@ -10,11 +10,14 @@
 //   * a staging snippet of wgsl/coopmat_staging/: how a quad is written to workgroup memory
 //     (`Staged`, STAGE_VECTOR, write_quad): one vector store where the platform's coop loads
 //     read vectors (vector.wgsl, Vulkan), else four element stores (scalar.wgsl);
-//   * the storage snippets of wgsl/storage/ (the same as the SIMT kernel's): A and B
-//     (bindings 1, 2: load_a, load_a_quad, quad_of, decode_quad -> vec4<AB>, ...), C
+//   * the storage snippets of wgsl/storage/ (the SIMT kernel's, and inputs_native_oct.wgsl):
+//     A and B (bindings 1, 2: load_a, load_a_quad, quad_of, decode_quad -> vec4<AB>, ...), C
 //     (binding 3: load_c, store_c) and the epilogue (binding 4: apply_epilogue);
 //   * wgsl/tile_loads.wgsl: `Params` (binding 0, the SIMT kernel's uniform block) and the load
-//     side of the tile loads (load_slice: an invocation's quads of a slice, zero outside the matrix).
+//     side of the tile loads (load_slice: an invocation's quads of a slice, zero outside the matrix);
+//   * a loads snippet of wgsl/coopmat_loads/: load_stage (global memory -> registers) and
+//     store_stage (registers -> workgroup memory, through write_quad and stage_index) of one
+//     slice, in quads (quads.wgsl, any storage) or in 16-byte octs (octs.wgsl, aligned f16).
 //
 // Tiling (batch -> workgroup tile -> subgroup tile -> coop tile):
 //   * grid z = batch index, y = block of TILE_M rows of C, x = block of TILE_N columns.
@@ -27,7 +30,7 @@
 //   * K in slices of TILE_K: each slice of A (TILE_M x TILE_K) and B (TILE_K x TILE_N) is
 //     held in workgroup memory, two stages alternating (double buffering): while the
 //     subgroups multiply out of one stage, the next slice is already loaded into registers
-//     (load_slice), and it is written to the other stage before the single barrier of the
+//     (load_stage), and it is written to the other stage before the single barrier of the
 //     step. The tile loads zero-fill everything outside the matrices, so the coop operations only
 //     ever see whole tiles and any m, n, k works.
 //   * Each operand is held in workgroup memory in its own layout, so that a quad (four elements adjacent
@@ -87,31 +90,17 @@ var<workgroup> b_stages: array<Staged, B_STAGES_STAGED>;
 // One COOP x COOP accumulator per subgroup, for the epilogue.
 var<workgroup> scratch: array<Acc, WORKGROUP_SIZE / SUBGROUP_SIZE * COOP * COOP>;
 
-// Writes the invocation's `p`-th quad into stage `stage`: four adjacent elements of one
-// workgroup-memory row (nothing for quads past the slice).
-fn store_quad(is_a: bool, stage: u32, local_index: u32, p: u32, stored: Quad) {
-    if (local_index + p * WORKGROUP_SIZE >= slice_quads(is_a)) {
-        return;
-    }
-    let quad = vec4<AB>(decode_quad(stored));
-    let position = quad_position(is_a, local_index, p);
-    // (outer, k) -> (row, first element of the row) of the workgroup-memory layout.
+// Element index, in the A or B stages, of stage `stage`'s element (outer, k) = `position`: the
+// row of the workgroup-memory layout (outer for a k-contiguous operand, else k) times the
+// row length, plus the element in the row.
+fn stage_index(is_a: bool, stage: u32, position: vec2<u32>) -> u32 {
     var row = position.y;
     var first = position.x;
     if (is_k_contiguous(is_a)) {
         row = position.x;
         first = position.y;
     }
-    let at = stage * select(B_STAGE, A_STAGE, is_a) + row * select(B_ROW, A_ROW, is_a) + first;
-    write_quad(is_a, at, quad);
-}
-
-// Writes the registers of load_slice into stage `stage` of workgroup memory.
-fn store_slice(is_a: bool, stage: u32, local_index: u32, loaded: Loaded) {
-    store_quad(is_a, stage, local_index, 0u, loaded.part0);
-    store_quad(is_a, stage, local_index, 1u, loaded.part1);
-    store_quad(is_a, stage, local_index, 2u, loaded.part2);
-    store_quad(is_a, stage, local_index, 3u, loaded.part3);
+    return stage * select(B_STAGE, A_STAGE, is_a) + row * select(B_ROW, A_ROW, is_a) + first;
 }
 
 // The A tile of rows tile_row.. (in the workgroup tile) and k = kk.. of stage `stage`.
@@ -253,8 +242,8 @@ fn main(
     let b_tile_first = params.b_first + batch * params.b_batch_stride + workgroup.x * params.b_tile_stride;
     let k_slices = (params.k + TILE_K - 1u) / TILE_K;
     if (k_slices > 0u) {
-        store_slice(true, 0u, local_index, load_slice(true, a_tile_first, row0, 0u, local_index));
-        store_slice(false, 0u, local_index, load_slice(false, b_tile_first, col0, 0u, local_index));
+        store_stage(true, 0u, local_index, load_stage(true, a_tile_first, row0, 0u, local_index));
+        store_stage(false, 0u, local_index, load_stage(false, b_tile_first, col0, 0u, local_index));
     }
     workgroupBarrier();
 
@@ -263,8 +252,8 @@ fn main(
         let has_next = slice + 1u < k_slices;
         // The next slice (past K on the last one, where every element reads as zero without
         // touching memory), held in registers while this one is multiplied.
-        let loaded_a = load_slice(true, a_tile_first, row0, (slice + 1u) * TILE_K, local_index);
-        let loaded_b = load_slice(false, b_tile_first, col0, (slice + 1u) * TILE_K, local_index);
+        let loaded_a = load_stage(true, a_tile_first, row0, (slice + 1u) * TILE_K, local_index);
+        let loaded_b = load_stage(false, b_tile_first, col0, (slice + 1u) * TILE_K, local_index);
         // The K steps of the stage, written out (TILE_K / COOP is 1, 2 or 4).
         multiply_step(stage, 0u, sub_row, sub_col);
         if (TILE_K > COOP) {
@@ -275,8 +264,8 @@ fn main(
             multiply_step(stage, 3u * COOP, sub_row, sub_col);
         }
         if (has_next) {
-            store_slice(true, 1u - stage, local_index, loaded_a);
-            store_slice(false, 1u - stage, local_index, loaded_b);
+            store_stage(true, 1u - stage, local_index, loaded_a);
+            store_stage(false, 1u - stage, local_index, loaded_b);
         }
         workgroupBarrier();
     }

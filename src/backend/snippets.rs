@@ -9,6 +9,7 @@ const COMPUTE_F32: &str = include_str!("../../wgsl/storage/compute_f32.wgsl");
 const COMPUTE_F16: &str = include_str!("../../wgsl/storage/compute_f16.wgsl");
 const INPUTS_NATIVE: &str = include_str!("../../wgsl/storage/inputs_native.wgsl");
 const INPUTS_NATIVE_VEC4: &str = include_str!("../../wgsl/storage/inputs_native_vec4.wgsl");
+const INPUTS_NATIVE_OCT: &str = include_str!("../../wgsl/storage/inputs_native_oct.wgsl");
 const INPUTS_16BIT: &str = include_str!("../../wgsl/storage/inputs_16bit.wgsl");
 const INPUTS_16BIT_VEC4: &str = include_str!("../../wgsl/storage/inputs_16bit_vec4.wgsl");
 const OUTPUT_NATIVE: &str = include_str!("../../wgsl/storage/output_native.wgsl");
@@ -37,6 +38,12 @@ pub(crate) fn native_inputs(element: DType, vector_loads: bool) -> String {
         INPUTS_NATIVE
     };
     format!("alias Element = {element};\n{snippet}")
+}
+
+/// A and B stored as WGSL's 16-bit `element` type (f16 with `SHADER_F16`), bound as octs of
+/// eight elements (one 16-byte load each); `None` for other types.
+pub(crate) fn native_oct_inputs(element: DType) -> Option<String> {
+    (element == DType::F16).then(|| format!("alias Element = {element};\n{INPUTS_NATIVE_OCT}"))
 }
 
 /// A and B stored as a 16-bit format packed two to a `u32` (f16 or bf16 on any device; the

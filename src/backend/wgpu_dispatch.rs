@@ -21,6 +21,17 @@ use crate::vulkan::pipeline_cache::WgpuPipelineCache;
 /// strides and its end (the bound range's end) are multiples of 4: e.g. row-major A with
 /// K and the leading dimension multiples of 4.
 pub(crate) fn loads_whole_quads(matrix: &ResolvedMatrix, is_a: bool, tile_stride: u64) -> bool {
+    loads_whole_groups(matrix, is_a, tile_stride, 4)
+}
+
+/// [`loads_whole_quads`] for groups of `width` adjacent elements (8: the octs of the WGSL
+/// cooperative-matrix kernel's 16-byte loads of 16-bit operands).
+pub(crate) fn loads_whole_groups(
+    matrix: &ResolvedMatrix,
+    is_a: bool,
+    tile_stride: u64,
+    width: u64,
+) -> bool {
     let (outer_stride, k_stride) = if is_a {
         (matrix.row_stride(), matrix.col_stride())
     } else {
@@ -31,7 +42,7 @@ pub(crate) fn loads_whole_quads(matrix: &ResolvedMatrix, is_a: bool, tile_stride
     } else {
         (outer_stride, k_stride)
     };
-    let aligned = |value: u64| value.is_multiple_of(4);
+    let aligned = |value: u64| value.is_multiple_of(width);
     contiguous == 1
         && aligned(other)
         && aligned(matrix.offset)

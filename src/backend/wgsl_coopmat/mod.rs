@@ -21,7 +21,7 @@ use std::sync::Arc;
 use super::simt::TILE_LOADS_WGSL;
 use super::snippets;
 use super::wgpu_dispatch::{
-    gemm_bind_group_layout, k_contiguous, kernel_pipeline, loads_whole_quads, GemmParams,
+    gemm_bind_group_layout, k_contiguous, kernel_pipeline, loads_whole_groups, GemmParams,
     WgslDispatch,
 };
 mod config;
@@ -69,6 +69,70 @@ impl Staging {
     }
 }
 
+/// How the kernel reads A and B from memory: the storage snippet (`wgsl/storage/`) and the
+/// loads snippet (`wgsl/coopmat_loads/`) of its source.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum OperandLoads {
+    /// Quads of four adjacent elements, each read element by element (unaligned operands).
+    Elements,
+    /// Quads read with one vector load each (both operands pass `loads_whole_quads`).
+    Quads,
+    /// Octs of eight adjacent 16-bit elements, one 16-byte load each, written to workgroup
+    /// memory as two quads: half the loads and bounds checks of quads. f16 operands that
+    /// pass `loads_whole_groups` with width 8, where [`Self::octs_pay`].
+    Octs,
+}
+
+impl OperandLoads {
+    /// The loads `gemm` uses on `config`, with B tiles `b_tile_stride` elements apart.
+    fn for_gemm(gemm: &ResolvedGemm, config: &WgslCoopConfig, b_tile_stride: u64) -> OperandLoads {
+        let whole = |width| {
+            loads_whole_groups(&gemm.a, true, 0, width)
+                && loads_whole_groups(&gemm.b, false, b_tile_stride, width)
+        };
+        if Self::octs_pay(gemm, config) && whole(8) {
+            OperandLoads::Octs
+        } else if whole(4) {
+            OperandLoads::Quads
+        } else {
+            OperandLoads::Elements
+        }
+    }
+
+    /// Whether octs beat quads for `gemm` on `config`: f16 inputs summed in f32 with B not
+    /// K-contiguous, on tiles of 128 rows. On the H200 (4096³, B row-major) they took the
+    /// kernel from 108.5 to 126.4 TFLOP/s, 512×4096×4096 from 101.9 to 119.9; elsewhere
+    /// they were slower: with f16 sums (4096³ 108.7 -> 93.5), with B column-major (108.4 ->
+    /// 71.1) and on the 64-row tile (64×4096×4096 18.7 -> 15.8)
+    /// (`examples/results/h200-2026-11-28-wgsl-staging/`).
+    fn octs_pay(gemm: &ResolvedGemm, config: &WgslCoopConfig) -> bool {
+        let types = gemm.gemm.types;
+        types.input == DType::F16
+            && types.accumulate == DType::F32
+            && !k_contiguous(&gemm.b, false)
+            && config.tile_m >= 128
+    }
+
+    /// The storage snippet for A and B of type `input`; `None` where it has none (octs of
+    /// other than f16).
+    fn storage(self, input: DType) -> Option<String> {
+        match self {
+            OperandLoads::Elements => Some(snippets::native_inputs(input, false)),
+            OperandLoads::Quads => Some(snippets::native_inputs(input, true)),
+            OperandLoads::Octs => snippets::native_oct_inputs(input),
+        }
+    }
+
+    fn snippet(self) -> &'static str {
+        match self {
+            OperandLoads::Elements | OperandLoads::Quads => {
+                include_str!("../../../wgsl/coopmat_loads/quads.wgsl")
+            }
+            OperandLoads::Octs => include_str!("../../../wgsl/coopmat_loads/octs.wgsl"),
+        }
+    }
+}
+
 /// Whether the kernel can store `types` (f16 or f32 A/B, sums and C), and if not, why.
 fn check_types(types: GemmTypes) -> std::result::Result<(), String> {
     let float = |t: DType| matches!(t, DType::F32 | DType::F16);
@@ -83,16 +147,17 @@ fn check_types(types: GemmTypes) -> std::result::Result<(), String> {
 
 /// The complete WGSL of the cooperative-matrix kernel for `types` on `coop` × `coop` tiles
 /// (8 or 16): a header with the `enable` directives, the element types and the coop types,
-/// the staging snippet, then the storage snippets for the types (A and B bound as vectors
-/// with `vector_loads`, for operands whose every quad is aligned), the tile-load helpers and
-/// the body. `None` for types or sizes the kernel cannot use.
+/// the staging snippet, then the storage snippets for the types (A and B bound as `loads`
+/// reads them), the tile-load helpers, the loads snippet and the body. `None` for types,
+/// sizes or loads the kernel cannot use.
 pub(crate) fn wgsl_coopmat_source(
     types: GemmTypes,
     coop: u32,
-    vector_loads: bool,
+    loads: OperandLoads,
     staging: Staging,
 ) -> Option<String> {
     check_types(types).ok()?;
+    let inputs = loads.storage(types.input)?;
     if !matches!(coop, 8 | 16) {
         return None;
     }
@@ -117,10 +182,11 @@ pub(crate) fn wgsl_coopmat_source(
         [
             header.as_str(),
             staging.snippet(),
-            &snippets::native_inputs(types.input, vector_loads),
+            &inputs,
             &snippets::native_output(types.output),
             snippets::EPILOGUE,
             TILE_LOADS_WGSL,
+            loads.snippet(),
             WGSL_COOPMAT_WGSL,
         ]
         .join("\n"),
@@ -239,7 +305,7 @@ struct PipelineKey {
     types: GemmTypes,
     /// (A k-contiguous, B k-contiguous).
     layout: (bool, bool),
-    vector_loads: bool,
+    loads: OperandLoads,
 }
 
 /// The WGSL cooperative-matrix backend of one device.
@@ -253,7 +319,7 @@ pub struct WgslCoopBackend {
     staging: Staging,
     bind_group_layout: wgpu::BindGroupLayout,
     pipeline_layout: wgpu::PipelineLayout,
-    modules: Memo<(GemmTypes, u32, bool), wgpu::ShaderModule>,
+    modules: Memo<(GemmTypes, u32, OperandLoads), wgpu::ShaderModule>,
     pipelines: Memo<PipelineKey, Arc<wgpu::ComputePipeline>>,
     forced_config: Option<WgslCoopConfig>,
     /// wgpu's runtime checks in the module (only with `KernelOverrides::wgsl_coopmat_checked`).
@@ -428,20 +494,19 @@ impl WgslCoopBackend {
             config,
             types: gemm.gemm.types,
             layout: (k_contiguous(&gemm.a, true), k_contiguous(&gemm.b, false)),
-            vector_loads: loads_whole_quads(&gemm.a, true, 0)
-                && loads_whole_quads(&gemm.b, false, b_tile_stride),
+            loads: OperandLoads::for_gemm(gemm, &config, b_tile_stride),
         })
     }
 
-    /// The shader module for (types, coop size, vector loads), built on first use.
+    /// The shader module for (types, coop size, loads), built on first use.
     fn module(
         &self,
         types: GemmTypes,
         coop: u32,
-        vector_loads: bool,
+        loads: OperandLoads,
     ) -> Result<wgpu::ShaderModule> {
-        self.modules.get_or_build((types, coop, vector_loads), |_| {
-            self.build_module(types, coop, vector_loads)
+        self.modules.get_or_build((types, coop, loads), |_| {
+            self.build_module(types, coop, loads)
         })
     }
 
@@ -449,15 +514,16 @@ impl WgslCoopBackend {
         &self,
         types: GemmTypes,
         coop: u32,
-        vector_loads: bool,
+        loads: OperandLoads,
     ) -> Result<wgpu::ShaderModule> {
-        let source =
-            wgsl_coopmat_source(types, coop, vector_loads, self.staging).ok_or_else(|| {
-                Error::Unsupported {
-                    backend: BackendKind::WgslCoopmat,
-                    reason: format!("no WGSL coopmat kernel for {types} on {coop}x{coop} tiles"),
-                }
-            })?;
+        let source = wgsl_coopmat_source(types, coop, loads, self.staging).ok_or_else(|| {
+            Error::Unsupported {
+                backend: BackendKind::WgslCoopmat,
+                reason: format!(
+                    "no WGSL coopmat kernel for {types} on {coop}x{coop} tiles with {loads:?}"
+                ),
+            }
+        })?;
         // Without wgpu's runtime checks unless asked for (see KernelOverrides): with each
         // operand held in workgroup memory in its own layout, the checks' index clamping keeps the driver from
         // merging adjacent workgroup-memory stores (H100, 4096³ f16: 32.6 TFLOP/s with, 66.5 without).
@@ -478,14 +544,14 @@ impl WgslCoopBackend {
         key.config
             .check(&self.limits, self.subgroup_size, key.types)
             .map_err(Error::Pipeline)?;
-        let module = self.module(key.types, key.config.coop, key.vector_loads)?;
+        let module = self.module(key.types, key.config.coop, key.loads)?;
         let constants = key.config.constants(self.subgroup_size, key.layout);
         let label = key.config.to_string();
         log::debug!(
-            "wgsl-coopmat: building pipeline {label} for {} (A, B k-contiguous: {:?}; vector loads: {})",
+            "wgsl-coopmat: building pipeline {label} for {} (A, B k-contiguous: {:?}; loads: {:?})",
             key.types,
             key.layout,
-            key.vector_loads
+            key.loads
         );
         Ok(kernel_pipeline(
             &self.device,

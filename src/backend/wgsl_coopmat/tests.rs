@@ -2,6 +2,13 @@
 
 use super::*;
 
+/// Every way the kernel reads its operands.
+const LOADS: [OperandLoads; 3] = [
+    OperandLoads::Elements,
+    OperandLoads::Quads,
+    OperandLoads::Octs,
+];
+
 /// Every type combination the kernel stores.
 const TYPES: [GemmTypes; 5] = [
     GemmTypes::F32,
@@ -49,12 +56,19 @@ fn every_variant_validates_and_writes_spirv_and_msl() {
     let mut written = 0;
     for types in TYPES {
         for coop in [8, 16] {
-            for (vector_loads, staging) in [false, true]
+            for (loads, staging) in LOADS
                 .into_iter()
-                .flat_map(|v| [(v, Staging::Vector), (v, Staging::Scalar)])
+                .flat_map(|l| [(l, Staging::Vector), (l, Staging::Scalar)])
             {
-                let name = format!("{types} c{coop} vector loads {vector_loads} {staging:?}");
-                let source = wgsl_coopmat_source(types, coop, vector_loads, staging).unwrap();
+                let name = format!("{types} c{coop} {loads:?} {staging:?}");
+                let Some(source) = wgsl_coopmat_source(types, coop, loads, staging) else {
+                    // Octs are for 16-bit inputs only.
+                    assert!(
+                        loads == OperandLoads::Octs && types.input != DType::F16,
+                        "{name}"
+                    );
+                    continue;
+                };
                 let module = naga::front::wgsl::parse_str(&source)
                     .unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string(&source)));
                 // What wgpu grants a device with EXPERIMENTAL_COOPERATIVE_MATRIX and
@@ -89,7 +103,7 @@ fn every_variant_validates_and_writes_spirv_and_msl() {
     }
     // Every f16 variant with every tiling; f32 inputs with the tilings that fit.
     assert!(
-        written >= 3 * 2 * 2 * WgslCoopConfig::CANDIDATES.len() * 4,
+        written >= 3 * LOADS.len() * 2 * WgslCoopConfig::CANDIDATES.len() * 4,
         "{written}"
     );
 }
@@ -326,7 +340,7 @@ fn sources_exist_only_for_wgsl_coop_types() {
     for types in GemmTypes::ALL {
         let expected = TYPES.contains(&types);
         assert_eq!(
-            wgsl_coopmat_source(types, 16, false, Staging::Vector).is_some(),
+            wgsl_coopmat_source(types, 16, OperandLoads::Elements, Staging::Vector).is_some(),
             expected,
             "{types}"
         );
@@ -352,11 +366,20 @@ fn kernel_subgroup_size_covers_every_hardware_subgroup() {
 /// The header enables cooperative matrices and names the coop types; bf16 and other sizes have no kernel.
 #[test]
 fn sources_declare_the_coop_types() {
-    let source = wgsl_coopmat_source(GemmTypes::F16_F32, 16, false, Staging::Vector).unwrap();
+    let source =
+        wgsl_coopmat_source(GemmTypes::F16_F32, 16, OperandLoads::Octs, Staging::Vector).unwrap();
     assert!(source.contains("enable wgpu_cooperative_matrix;"));
     assert!(source.contains("alias CoopC = coop_mat16x16<Acc, C>;"));
-    assert!(wgsl_coopmat_source(GemmTypes::BF16_F32, 16, false, Staging::Vector).is_none());
-    assert!(wgsl_coopmat_source(GemmTypes::F32, 32, false, Staging::Vector).is_none());
+    assert!(wgsl_coopmat_source(
+        GemmTypes::BF16_F32,
+        16,
+        OperandLoads::Quads,
+        Staging::Vector
+    )
+    .is_none());
+    assert!(
+        wgsl_coopmat_source(GemmTypes::F32, 32, OperandLoads::Quads, Staging::Vector).is_none()
+    );
 }
 
 /// The heuristic's tables hold only valid configurations (a typed table cannot name one that
@@ -368,4 +391,38 @@ fn every_preferred_config_is_valid() {
             assert_eq!(config.validate(), Ok(()), "{config}");
         }
     }
+}
+
+/// Octs where they pay (f16 summed in f32, B not K-contiguous, 128-row tiles) and every
+/// group of eight is aligned; quads where only groups of four are, or octs do not pay;
+/// element loads otherwise.
+#[test]
+fn operand_loads_follow_alignment_and_measurements() {
+    use crate::{Gemm, MatrixLayout};
+    let large = "c16-128x128x32-w4x2".parse::<WgslCoopConfig>().unwrap();
+    let small = "c16-64x64x32-w2x2".parse::<WgslCoopConfig>().unwrap();
+    let loads = |gemm: Gemm, config: WgslCoopConfig| {
+        let gemm = gemm.resolve().unwrap();
+        let b_tile_stride = GemmParams::b_tile_stride(&gemm, config.tile_n);
+        OperandLoads::for_gemm(&gemm, &config, b_tile_stride)
+    };
+    let f16 = |m, n, k| Gemm::new(m, n, k).types(GemmTypes::F16_F32);
+    assert_eq!(loads(f16(256, 256, 64), large), OperandLoads::Octs);
+    assert_eq!(
+        loads(f16(256, 256, 64).types(GemmTypes::F16_F32_F16), large),
+        OperandLoads::Octs
+    );
+    // Measured slower: B column-major, f16 sums, 64-row tiles.
+    let column = f16(256, 256, 64).b(MatrixLayout::column_major());
+    assert_eq!(loads(column, large), OperandLoads::Quads);
+    let f16_sums = f16(256, 256, 64).types(GemmTypes::F16_ACC_F16);
+    assert_eq!(loads(f16_sums, large), OperandLoads::Quads);
+    assert_eq!(loads(f16(256, 256, 64), small), OperandLoads::Quads);
+    // K = 36: A's rows are whole quads, not whole octs; K = 30: not even quads.
+    assert_eq!(loads(f16(256, 256, 36), large), OperandLoads::Quads);
+    assert_eq!(loads(f16(256, 256, 30), large), OperandLoads::Elements);
+    assert_eq!(
+        loads(Gemm::new(256, 256, 64).types(GemmTypes::F32), large),
+        OperandLoads::Quads
+    );
 }

@@ -100,11 +100,11 @@ impl OperandLoads {
     }
 
     /// Whether octs beat quads for `gemm` on `config`: f16 inputs summed in f32 with B not
-    /// K-contiguous, on tiles of 128 rows. On the H200 (4096³, B row-major) they took the
-    /// kernel from 108.5 to 126.4 TFLOP/s, 512×4096×4096 from 101.9 to 119.9; elsewhere
-    /// they were slower: with f16 sums (4096³ 108.7 -> 93.5), with B column-major (108.4 ->
-    /// 71.1) and on the 64-row tile (64×4096×4096 18.7 -> 15.8)
-    /// (`examples/results/h200-2026-11-28-wgsl-staging/`).
+    /// K-contiguous, on tiles of 128 rows. On the H200 (B row-major, same call) they took the
+    /// kernel from 108.5 to 126.3 TFLOP/s at 4096³, 512×4096×4096 from 102.0 to 119.8;
+    /// elsewhere they were slower: with f16 sums (4096³ 108.7 -> 93.6), with B column-major
+    /// (108.5 -> 71.1) and on the 64-row tile (64×4096×4096 18.7 -> 15.3)
+    /// (`examples/results/h200-2026-11-28-wgsl-staging/`, call 4).
     fn octs_pay(gemm: &ResolvedGemm, config: &WgslCoopConfig) -> bool {
         let types = gemm.gemm.types;
         types.input == DType::F16

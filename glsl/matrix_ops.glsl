@@ -1,4 +1,5 @@
-// matrix_ops.glsl -- the cooperative-matrix operations of gemm_coopmat.comp, in two
+// matrix_ops.glsl -- the cooperative-matrix operations of gemm_coopmat.comp (and of
+// gemm_decode.comp, which declares the same stage constants for its per-subgroup stages), in two
 // implementations with one interface:
 //
 //   default             GL_KHR_cooperative_matrix (coopMatLoad / coopMatMulAdd / coopMatStore)

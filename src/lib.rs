@@ -118,8 +118,8 @@ pub use types::{DType, Element, GemmTypes};
 /// platform, including those where the Vulkan cooperative-matrix backend is not built.
 pub mod config {
     pub use crate::backend::coopmat::{
-        CoopmatConfig, CoopmatPlan, CoopmatTiling, KernelVariant, SkinnyConfig, SkinnyProduct,
-        SkinnyTile, WorkgroupScopeConfig, WorkgroupScopeTile,
+        CoopmatConfig, CoopmatPlan, CoopmatTiling, DecodeConfig, DecodeTile, KernelVariant,
+        SkinnyConfig, SkinnyProduct, SkinnyTile, WorkgroupScopeConfig, WorkgroupScopeTile,
     };
     pub use crate::backend::simt::SimtConfig;
     pub use crate::backend::wgsl_coopmat::WgslCoopConfig;

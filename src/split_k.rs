@@ -116,6 +116,8 @@ impl AutoSplit {
             KernelConfig::Coopmat(CoopmatPlan::WorkgroupScope(tile)) if tile.is_few_rows_tile() => {
                 Some(AutoSplit::few_rows(tile.block_n, eight_bit))
             }
+            // Its subgroups split K within each workgroup.
+            KernelConfig::Coopmat(CoopmatPlan::Decode(_)) => None,
             KernelConfig::Coopmat(CoopmatPlan::WorkgroupScope(_)) if eight_bit => {
                 b_column_major.then_some(AutoSplit::COOPMAT)
             }

@@ -2,15 +2,46 @@
 //! backend runs on its skinny kernel (`glsl/gemm_skinny.comp`): every operand order,
 //! alignments, offsets, batches, alpha/beta and epilogues, guarded, for every type; and the
 //! planner's choice of that kernel. Each body runs once per backend, so the portable
-//! backends are held to the same cases.
+//! backends are held to the same cases. On the coopmat backend these tests turn its decode
+//! kernel off (`KernelOverrides::decode_rows` 0), which would otherwise take 2 to 16 rows:
+//! `tests/decode.rs` runs the same cases on that kernel.
 
 mod common;
 
 use coopgemm::config::{CoopmatPlan, SkinnyConfig, SkinnyTile, WorkgroupScopeConfig};
-use coopgemm::{BackendKind, Context, DType, Gemm, GemmTypes, KernelConfig, MatrixLayout};
+use coopgemm::{
+    BackendKind, Context, DType, Gemm, GemmTypes, KernelConfig, KernelOverrides, MatrixLayout,
+};
 
 use common::cases::{epilogues, skinny_cases, SKINNY_TYPES};
 use common::{assert_none_failed, backend_for, backend_tests, check_any_guarded, test_options};
+
+/// A context forced to the coopmat backend with `overrides` applied and the decode kernel
+/// off, so that GEMMs of 2 to 16 rows reach the skinny kernel and the few-row tile.
+fn coopmat_without_decode(overrides: impl FnOnce(&mut KernelOverrides)) -> Context {
+    let mut options = test_options();
+    options.kernel_overrides.decode_rows = Some(0);
+    overrides(&mut options.kernel_overrides);
+    pollster::block_on(Context::with_options(options))
+        .expect("a second context")
+        .with_backend(coopgemm::BackendChoice::Force(BackendKind::Coopmat))
+}
+
+/// `kind`'s context for `types` where it runs them (see [`backend_for`]); on the coopmat
+/// backend, `without_decode`'s handle.
+fn few_rows_context(
+    kind: BackendKind,
+    types: GemmTypes,
+    without_decode: &std::sync::OnceLock<Context>,
+) -> Option<Context> {
+    let context = backend_for(kind, types)?;
+    Some(match kind {
+        BackendKind::Coopmat => without_decode
+            .get_or_init(|| coopmat_without_decode(|_| {}))
+            .clone(),
+        _ => context,
+    })
+}
 
 fn is_skinny(context: &Context, gemm: &Gemm) -> bool {
     context.plan(gemm).is_ok_and(|plan| {
@@ -59,8 +90,9 @@ fn plans_its_few_rows_kernel(context: &Context, gemm: &Gemm) -> bool {
 /// The skinny cases of every type (with an epilogue on every fifth where C is a float), guarded.
 fn run(kind: BackendKind) {
     let mut failures = Vec::new();
+    let without_decode = std::sync::OnceLock::new();
     for types in SKINNY_TYPES {
-        let Some(context) = backend_for(kind, types) else {
+        let Some(context) = few_rows_context(kind, types, &without_decode) else {
             continue;
         };
         let mut cases: Vec<Gemm> = skinny_cases().into_iter().map(|g| g.types(types)).collect();
@@ -112,7 +144,9 @@ backend_tests! {
 /// (torch.nn.Linear's weights are column-major B).
 #[test]
 fn few_rows_plan_the_skinny_kernel() {
-    let Some(context) = backend_for(BackendKind::Coopmat, GemmTypes::F16_F32) else {
+    let without_decode = std::sync::OnceLock::new();
+    let Some(context) = few_rows_context(BackendKind::Coopmat, GemmTypes::F16_F32, &without_decode)
+    else {
         return;
     };
     if !common::skinny_expected() {
@@ -161,13 +195,7 @@ fn few_rows_plan_the_skinny_kernel() {
         assert!(!is_skinny(&context, &gemm), "65 rows");
         assert!(!is_few_rows_tile(&context, &gemm), "65 rows");
     }
-    let with_skinny_rows = |rows: u32| {
-        let mut options = test_options();
-        options.kernel_overrides.skinny_rows = Some(rows);
-        pollster::block_on(Context::with_options(options))
-            .expect("a second context")
-            .with_backend(coopgemm::BackendChoice::Force(BackendKind::Coopmat))
-    };
+    let with_skinny_rows = |rows: u32| coopmat_without_decode(|o| o.skinny_rows = Some(rows));
     let gemm = Gemm::new(1, 4096, 4096).types(GemmTypes::F16_F32);
     assert!(
         !is_skinny(&with_skinny_rows(0), &gemm),
@@ -192,11 +220,9 @@ fn forced_skinny_configuration_runs_where_valid() {
         return;
     }
     let forced = |tile: &str| {
-        let mut options = test_options();
-        options.kernel_overrides.skinny_config = Some(tile.parse::<SkinnyTile>().expect("tile"));
-        pollster::block_on(Context::with_options(options))
-            .expect("a second context")
-            .with_backend(coopgemm::BackendChoice::Force(BackendKind::Coopmat))
+        coopmat_without_decode(|o| {
+            o.skinny_config = Some(tile.parse::<SkinnyTile>().expect("tile"));
+        })
     };
     let skinny_tile = |context: &Context, gemm: &Gemm| match context.plan(gemm) {
         Ok(plan) => match plan.kernel.config {

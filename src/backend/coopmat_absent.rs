@@ -11,9 +11,13 @@
 #[path = "coopmat/config.rs"]
 mod config;
 #[allow(dead_code)]
+#[path = "coopmat/decode.rs"]
+mod decode;
+#[allow(dead_code)]
 #[path = "coopmat/forced.rs"]
 mod forced;
 pub use config::*;
+pub use decode::{DecodeConfig, DecodeTile};
 pub use forced::{SkinnyTile, WorkgroupScopeTile};
 
 use crate::backend::{Backend, BackendKind, BackendSetup, KernelConfig, Target};

@@ -1,6 +1,6 @@
 //! [`KernelOverrides`]: configurations a caller forces on the backends, typed.
 
-use super::coopmat::{CoopmatTiling, SkinnyTile, WorkgroupScopeTile};
+use super::coopmat::{CoopmatTiling, DecodeTile, SkinnyTile, WorkgroupScopeTile};
 use super::simt::SimtConfig;
 use super::wgsl_coopmat::WgslCoopConfig;
 
@@ -37,6 +37,15 @@ pub struct KernelOverrides {
     /// The skinny kernel's configuration, e.g. `1x64x8x2` (`COOPGEMM_SKINNY_CONFIG`), for
     /// every GEMM it runs where the configuration is valid (others keep the heuristic's).
     pub skinny_config: Option<SkinnyTile>,
+    /// GEMMs of at most this many rows run on the coopmat backend's decode kernel
+    /// (`COOPGEMM_DECODE_ROWS`, 0 turns it off). `None`: the GEMMs
+    /// [`DecodeConfig::takes_by_default`](crate::config::DecodeConfig::takes_by_default);
+    /// a number sends the GEMMs of 1 to that many rows (at most the cooperative matrix's
+    /// rows) of every type it has to it. A forced [`Self::skinny_rows`] takes precedence.
+    pub decode_rows: Option<u32>,
+    /// The decode kernel's configuration, e.g. `16x64x8` (`COOPGEMM_DECODE_CONFIG`), for
+    /// every GEMM it runs where the configuration is valid.
+    pub decode_config: Option<DecodeTile>,
     /// Only this cooperative-matrix shape `[M, N, K]` from the device's list
     /// (`COOPGEMM_COOPMAT_SHAPE=MxNxK`).
     pub coopmat_shape: Option<[u32; 3]>,
@@ -64,6 +73,8 @@ impl Default for KernelOverrides {
             coopmat2: true,
             skinny_rows: None,
             skinny_config: None,
+            decode_rows: None,
+            decode_config: None,
             coopmat_shape: None,
             coopmat_tiling: None,
             coopmat2_tile: None,
@@ -99,6 +110,10 @@ setters! { KernelOverrides {
     with_coopmat2: coopmat2: bool,
     /// Forces [`Self::skinny_config`].
     with_skinny_config: skinny_config: SkinnyTile,
+    /// Sets [`Self::decode_rows`].
+    with_decode_rows: decode_rows: u32,
+    /// Forces [`Self::decode_config`].
+    with_decode_config: decode_config: DecodeTile,
     /// Forces [`Self::coopmat_shape`].
     with_coopmat_shape: coopmat_shape: [u32; 3],
     /// Forces [`Self::coopmat_tiling`].

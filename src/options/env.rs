@@ -147,6 +147,18 @@ impl ContextOptions {
         if let Some(tile) = config("COOPGEMM_SKINNY_CONFIG", var("COOPGEMM_SKINNY_CONFIG"))? {
             overrides.skinny_config = Some(tile);
         }
+        if let Some(value) = var("COOPGEMM_DECODE_ROWS") {
+            let rows = value.parse().ok();
+            overrides.decode_rows = Some(parse(
+                "COOPGEMM_DECODE_ROWS",
+                &value,
+                "a number of rows",
+                rows,
+            )?);
+        }
+        if let Some(tile) = config("COOPGEMM_DECODE_CONFIG", var("COOPGEMM_DECODE_CONFIG"))? {
+            overrides.decode_config = Some(tile);
+        }
         if let Some(value) = var("COOPGEMM_COOPMAT_SHAPE") {
             let numbers: Option<Vec<u32>> = value.split('x').map(|n| n.parse().ok()).collect();
             let parsed = match numbers.as_deref() {

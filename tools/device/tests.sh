@@ -21,12 +21,12 @@ lane() { # label env... binary args
 }
 ( lane guard-cm2 COOPGEMM_CACHE_DIR=/tmp/c1 timeout 300 $B/guard --test-threads=5 ) &
 ( lane guard-khr COOPGEMM_CACHE_DIR=/tmp/c2 COOPGEMM_COOPMAT2=0 timeout 200 $B/guard --test-threads=5
-  for t in correctness random epilogue split_k packing staging selection disk_cache skinny; do lane khr-$t COOPGEMM_CACHE_DIR=/tmp/c2 COOPGEMM_COOPMAT2=0 timeout 150 $B/$t --test-threads=8; done ) &
+  for t in correctness random epilogue split_k packing staging selection disk_cache skinny decode; do lane khr-$t COOPGEMM_CACHE_DIR=/tmp/c2 COOPGEMM_COOPMAT2=0 timeout 150 $B/$t --test-threads=8; done ) &
 ( lane unit timeout 100 $B/coopgemm-unit
-  for t in wgsl_coopmat correctness random epilogue numerics resources selection timing errors split_k packing staging disk_cache spirv mlp skinny; do lane all-$t COOPGEMM_CACHE_DIR=/tmp/c3 COOPGEMM_EXPECT_WGSL_COOPMAT=1 timeout 200 $B/$t --test-threads=8; done ) &
+  for t in wgsl_coopmat correctness random epilogue numerics resources selection timing errors split_k packing staging disk_cache spirv mlp skinny decode; do lane all-$t COOPGEMM_CACHE_DIR=/tmp/c3 COOPGEMM_EXPECT_WGSL_COOPMAT=1 timeout 200 $B/$t --test-threads=8; done ) &
 ( export WGPU_VALIDATION=1 WGPU_DEBUG=1 COOPGEMM_EXPECT_VALIDATION=1 COOPGEMM_AUTOTUNE=0 VK_LAYER_VALIDATE_SYNC=1
   echo "vvl: sid's layer $VVL_VERSION"
-  for t in validation correctness split_k resources epilogue skinny; do lane vvl-$t VK_LAYER_MESSAGE_ID_FILTER=WARNING-vkGetDeviceProcAddr-device COOPGEMM_CACHE_DIR=/tmp/c4 timeout 200 $VVL_RUN $B/$t --test-threads=4; done
+  for t in validation correctness split_k resources epilogue skinny decode; do lane vvl-$t VK_LAYER_MESSAGE_ID_FILTER=WARNING-vkGetDeviceProcAddr-device COOPGEMM_CACHE_DIR=/tmp/c4 timeout 200 $VVL_RUN $B/$t --test-threads=4; done
   lane vvl-unfiltered COOPGEMM_CACHE_DIR=/tmp/c4 timeout 100 $VVL_RUN $B/validation
   echo "vvl-unfiltered: $(grep -c '^\[WARN wgpu_hal::vulkan::instance\] VALIDATION \[WARNING-vkGetDeviceProcAddr-device' $OUT/vvl-unfiltered.log) x WARNING-vkGetDeviceProcAddr-device, $(grep -c '^\[\(WARN\|ERROR\) wgpu_hal::vulkan::instance\] VALIDATION' $OUT/vvl-unfiltered.log) validation messages in all" ) &
 wait

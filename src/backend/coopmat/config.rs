@@ -1,9 +1,11 @@
 //! The cooperative-matrix backend's configurations: the SPIR-V variants, the KHR kernel's
 //! tilings ([`CoopmatConfig`]), the coopmat2 kernel's tiles ([`WorkgroupScopeConfig`]), the
-//! skinny kernel's blocks ([`SkinnyConfig`]) and the choice between them ([`CoopmatPlan`]).
+//! skinny kernel's blocks ([`SkinnyConfig`]) and the choice between them and the decode
+//! kernel's configurations ([`DecodeConfig`](super::DecodeConfig)): [`CoopmatPlan`].
 
 use std::fmt;
 
+use super::decode::DecodeConfig;
 use super::forced::SkinnyTile;
 use crate::types::{CoopmatShape, DType, GemmTypes};
 
@@ -48,6 +50,8 @@ impl KernelVariant {
             .chain(WORKGROUP_SCOPE_VARIANTS)
             .chain(SKINNY_VARIANTS)
             .chain(SKINNY_EMULATED_VARIANTS)
+            .chain(DECODE_VARIANTS)
+            .chain(DECODE_EMULATED_VARIANTS)
             .copied()
     }
 }
@@ -268,6 +272,9 @@ pub enum CoopmatPlan {
     WorkgroupScope(WorkgroupScopeConfig),
     /// The skinny kernel for GEMMs of a few rows: no cooperative matrices, B streamed once.
     Skinny(SkinnyConfig),
+    /// The decode kernel for GEMMs of up to 16 rows: subgroup-scope matrices, each subgroup
+    /// streaming its own steps of K.
+    Decode(DecodeConfig),
 }
 
 impl CoopmatPlan {
@@ -277,6 +284,7 @@ impl CoopmatPlan {
             CoopmatPlan::Subgroup(config) => config.block_m(),
             CoopmatPlan::WorkgroupScope(config) => config.block_m,
             CoopmatPlan::Skinny(config) => config.block_m,
+            CoopmatPlan::Decode(config) => config.block_m(),
         }
     }
 
@@ -286,6 +294,7 @@ impl CoopmatPlan {
             CoopmatPlan::Subgroup(config) => config.block_n(),
             CoopmatPlan::WorkgroupScope(config) => config.block_n,
             CoopmatPlan::Skinny(config) => config.block_n,
+            CoopmatPlan::Decode(config) => config.block_n(),
         }
     }
 
@@ -308,6 +317,8 @@ impl CoopmatPlan {
             CoopmatPlan::WorkgroupScope(config) => config.packs_b_k_contiguous(),
             // Its K lanes read K-contiguous B fastest, and it takes no column panels.
             CoopmatPlan::Skinny(_) => true,
+            // It stages B as stored; K contiguous gives whole 16-byte rows of any width.
+            CoopmatPlan::Decode(_) => true,
         }
     }
 
@@ -317,6 +328,7 @@ impl CoopmatPlan {
             CoopmatPlan::Subgroup(config) => config.variant,
             CoopmatPlan::WorkgroupScope(config) => config.variant,
             CoopmatPlan::Skinny(config) => config.variant,
+            CoopmatPlan::Decode(config) => config.variant,
         }
     }
 }
@@ -344,6 +356,7 @@ impl fmt::Display for CoopmatPlan {
             CoopmatPlan::Subgroup(config) => config.fmt(f),
             CoopmatPlan::WorkgroupScope(config) => config.fmt(f),
             CoopmatPlan::Skinny(config) => config.fmt(f),
+            CoopmatPlan::Decode(config) => config.fmt(f),
         }
     }
 }

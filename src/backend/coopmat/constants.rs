@@ -1,4 +1,4 @@
-//! The specialization constants of the three GLSL GEMM kernels, by name: one table per kernel that
+//! The specialization constants of the four GLSL GEMM kernels, by name: one table per kernel that
 //! says which `constant_id` each has, so that the host sets them by name and a unit test
 //! holds the tables against the GLSL sources.
 
@@ -59,6 +59,24 @@ pub(crate) enum SkinnyConstant {
     KUnroll = 8,
 }
 
+/// The `constant_id`s of `glsl/gemm_decode.comp` (GEMMs of up to 16 rows on cooperative
+/// matrices).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum DecodeConstant {
+    SubgroupSize = 0,
+    CmM = 1,
+    CmN = 2,
+    CmK = 3,
+    TilesN = 4,
+    Subgroups = 5,
+    Bk = 6,
+    ARowMajor = 7,
+    BRowMajor = 8,
+    CRowMajor = 9,
+    /// `local_size_x_id`.
+    WorkgroupSize = 10,
+}
+
 /// A kernel's table of specialization constants.
 pub(crate) trait SpecConstant: Copy + Into<u32> + 'static {
     /// Every constant, in `constant_id` order, with its name in the GLSL source.
@@ -89,6 +107,28 @@ impl From<WorkgroupScopeConstant> for u32 {
     fn from(constant: WorkgroupScopeConstant) -> u32 {
         constant as u32
     }
+}
+
+impl From<DecodeConstant> for u32 {
+    fn from(constant: DecodeConstant) -> u32 {
+        constant as u32
+    }
+}
+
+impl SpecConstant for DecodeConstant {
+    const ALL: &'static [(Self, &'static str)] = &[
+        (DecodeConstant::SubgroupSize, "SUBGROUP_SIZE"),
+        (DecodeConstant::CmM, "CM_M"),
+        (DecodeConstant::CmN, "CM_N"),
+        (DecodeConstant::CmK, "CM_K"),
+        (DecodeConstant::TilesN, "TILES_N"),
+        (DecodeConstant::Subgroups, "SUBGROUPS"),
+        (DecodeConstant::Bk, "BK"),
+        (DecodeConstant::ARowMajor, "A_ROW_MAJOR"),
+        (DecodeConstant::BRowMajor, "B_ROW_MAJOR"),
+        (DecodeConstant::CRowMajor, "C_ROW_MAJOR"),
+        (DecodeConstant::WorkgroupSize, "WORKGROUP_SIZE"),
+    ];
 }
 
 impl From<SkinnyConstant> for u32 {
@@ -215,6 +255,26 @@ impl super::CoopmatBackend {
                     required_subgroup_size: config.subgroup_size,
                 }
             }
+            CoopmatPlan::Decode(config) => {
+                use DecodeConstant as K;
+                PipelineKey {
+                    module: config.variant.name,
+                    constants: K::data(&[
+                        (K::SubgroupSize, config.subgroup_size),
+                        (K::CmM, config.shape.m),
+                        (K::CmN, config.shape.n),
+                        (K::CmK, config.shape.k),
+                        (K::TilesN, config.tiles_n),
+                        (K::Subgroups, config.subgroups),
+                        (K::Bk, config.block_k),
+                        (K::ARowMajor, layouts[0]),
+                        (K::BRowMajor, layouts[1]),
+                        (K::CRowMajor, layouts[2]),
+                        (K::WorkgroupSize, config.workgroup_size()),
+                    ]),
+                    required_subgroup_size: config.subgroup_size,
+                }
+            }
         }
     }
 }
@@ -268,7 +328,12 @@ mod tests {
         let khr = include_str!("../../../glsl/gemm_coopmat.comp");
         let coopmat2 = include_str!("../../../glsl/gemm_coopmat2.comp");
         let skinny = include_str!("../../../glsl/gemm_skinny.comp");
+        let decode = include_str!("../../../glsl/gemm_decode.comp");
         assert_eq!(declared(khr), table::<SubgroupConstant>());
+        assert_eq!(declared(decode), table::<DecodeConstant>());
+        for (index, (id, _)) in table::<DecodeConstant>().iter().enumerate() {
+            assert_eq!(index as u32, *id, "ids are dense and in order");
+        }
         assert_eq!(declared(coopmat2), table::<WorkgroupScopeConstant>());
         assert_eq!(declared(skinny), table::<SkinnyConstant>());
         for (index, (id, _)) in table::<SkinnyConstant>().iter().enumerate() {

@@ -4,6 +4,7 @@
 //! every platform, like `config.rs`.
 
 use super::config::{CoopmatPlan, CoopmatTiling, SkinnyConfig};
+use super::decode::DecodeTile;
 
 /// A forced coopmat2 workgroup tile (`COOPGEMM_COOPMAT2_TILE`,
 /// [`KernelOverrides::coopmat2_tile`](crate::KernelOverrides::coopmat2_tile)):
@@ -160,6 +161,11 @@ pub(crate) struct TuningOverrides {
     pub(crate) skinny_rows: Option<u32>,
     /// The skinny kernel's configuration, where it is valid for the GEMM.
     pub(crate) skinny: Option<SkinnyTile>,
+    /// GEMMs of 1 to this many rows run on the decode kernel (0: none); `None`: its
+    /// default rows (`KernelOverrides::decode_rows`).
+    pub(crate) decode_rows: Option<u32>,
+    /// The decode kernel's configuration, where it is valid.
+    pub(crate) decode: Option<DecodeTile>,
     /// Use this KHR-kernel tiling wherever it fits.
     pub(crate) tiling: Option<CoopmatTiling>,
     /// Use this coopmat2 workgroup tile (and K unroll) wherever it fits.
@@ -181,9 +187,9 @@ impl TuningOverrides {
             CoopmatPlan::WorkgroupScope(config) => {
                 self.workgroup_tile == Some((config.block_m, config.block_n, config.block_k))
             }
-            // A forced skinny configuration is applied where skinny plans are made
-            // (`CoopmatBackend::skinny_plan`), never among these.
-            CoopmatPlan::Skinny(_) => false,
+            // Forced skinny and decode configurations are applied where those plans are
+            // made (`CoopmatBackend::skinny_plan`, `decode_plan`), never among these.
+            CoopmatPlan::Skinny(_) | CoopmatPlan::Decode(_) => false,
         }
     }
 
@@ -199,6 +205,8 @@ impl TuningOverrides {
             without_coopmat2: !overrides.coopmat2,
             skinny_rows: overrides.skinny_rows,
             skinny: overrides.skinny_config,
+            decode_rows: overrides.decode_rows,
+            decode: overrides.decode_config,
             shape: overrides.coopmat_shape,
             tiling: overrides.coopmat_tiling,
             workgroup_tile: tile.map(|tile| (tile.block_m, tile.block_n, tile.block_k)),

@@ -9,10 +9,12 @@
 
 mod config;
 mod constants;
+mod decode;
 mod forced;
 mod planning;
 
 pub use config::*;
+pub use decode::{DecodeConfig, DecodeTile};
 pub(crate) use forced::TuningOverrides;
 pub use forced::{SkinnyTile, WorkgroupScopeTile};
 

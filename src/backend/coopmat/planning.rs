@@ -1,5 +1,6 @@
-//! The coopmat backend's planning: which kernel and configuration runs a GEMM. The
-//! few-row tiles of the coopmat2 kernel for a dozen to 64 rows, the skinny kernel for fewer,
+//! The coopmat backend's planning: which kernel and configuration runs a GEMM. The decode
+//! kernel for 8 to 16 rows of 8-bit weights with B row-major, the few-row tiles of the
+//! coopmat2 kernel for a dozen to 64 rows, the skinny kernel for fewer,
 //! then the coopmat2 kernel's workgroup-scope tiles or the KHR kernel's subgroup tilings,
 //! each filtered by what the device's shapes, shared memory and grid limits allow.
 
@@ -13,8 +14,12 @@ impl CoopmatBackend {
     /// `docs/benchmarks.md`; `COOPGEMM_COOPMAT2=0` turns it off), the
     /// `VK_KHR_cooperative_matrix` kernel otherwise.
     pub fn plan(&self, gemm: &ResolvedGemm) -> std::result::Result<CoopmatPlan, String> {
-        // GEMMs of a dozen to 64 rows on the coopmat2 kernel's few-row tiles, fewer rows
-        // streaming B once on the skinny kernel.
+        // GEMMs of 8 to 16 rows of 8-bit weights with B row-major on the decode kernel, a
+        // dozen to 64 rows on the coopmat2 kernel's few-row tiles, fewer rows streaming B
+        // once on the skinny kernel.
+        if let Some(decode) = self.decode_plan(gemm) {
+            return Ok(decode);
+        }
         if let Some(few_rows) = self.few_rows_plan(gemm) {
             return Ok(few_rows);
         }
@@ -76,10 +81,11 @@ impl CoopmatBackend {
     /// picks from), then, where that is the coopmat2 kernel, the KHR kernel's too, so that
     /// tuning chooses between the two kernels by measurement.
     pub fn plans(&self, gemm: &ResolvedGemm) -> std::result::Result<Vec<CoopmatPlan>, String> {
+        let decode = self.decode_plans(gemm);
         let skinny = self.skinny_plans(gemm);
         let mut plans = match self.preferred_plans(gemm) {
             Ok(plans) => plans,
-            Err(_) if !skinny.is_empty() => Vec::new(),
+            Err(_) if !skinny.is_empty() || !decode.is_empty() => Vec::new(),
             Err(reason) => return Err(reason),
         };
         if matches!(plans.first(), Some(CoopmatPlan::WorkgroupScope(_))) {
@@ -108,7 +114,92 @@ impl CoopmatBackend {
             }
             plans.extend(self.subgroup_plans(gemm).unwrap_or_default());
         }
-        Ok(skinny.into_iter().chain(plans).collect())
+        Ok(decode.into_iter().chain(skinny).chain(plans).collect())
+    }
+
+    /// The decode kernel's configuration for `gemm` without tuning: the forced one
+    /// ([`KernelOverrides::decode_config`](crate::KernelOverrides::decode_config)) where it
+    /// is valid and fits, else the heuristic's where it fits, else the first candidate that
+    /// does. Computed without listing every candidate: planning runs on every GEMM.
+    fn decode_plan(&self, gemm: &ResolvedGemm) -> Option<CoopmatPlan> {
+        let heuristic = self.decode_heuristic(gemm)?;
+        let forced = self
+            .overrides
+            .decode
+            .and_then(|tile| heuristic.with_tile(tile));
+        if let Some(forced) = forced.filter(|config| self.decode_fits(gemm, config)) {
+            return Some(CoopmatPlan::Decode(forced));
+        }
+        if self.decode_fits(gemm, &heuristic) {
+            return Some(CoopmatPlan::Decode(heuristic));
+        }
+        self.decode_plans(gemm).into_iter().next()
+    }
+
+    /// The decode kernel's configurations for `gemm`, the heuristic's first; none where it
+    /// does not take the GEMM (see [`Self::decode_heuristic`]).
+    fn decode_plans(&self, gemm: &ResolvedGemm) -> Vec<CoopmatPlan> {
+        let Some(heuristic) = self.decode_heuristic(gemm) else {
+            return Vec::new();
+        };
+        DecodeConfig::candidates(heuristic.variant, heuristic.shape, heuristic.subgroup_size)
+            .into_iter()
+            .filter(|config| self.decode_fits(gemm, config))
+            .map(CoopmatPlan::Decode)
+            .collect()
+    }
+
+    /// The heuristic's decode configuration, where the decode kernel takes `gemm`: the
+    /// planner sends it there ([`DecodeConfig::takes_by_default`], or 1 to
+    /// [`KernelOverrides::decode_rows`](crate::KernelOverrides::decode_rows) rows of any
+    /// type), its rows are within one cooperative matrix's rows, no skinny row count, tile or tiling is forced, B is
+    /// not in column panels, and the device has a variant and a shape for the types (f16
+    /// sums are taken as f32 sums: the kernel sums floating point in f32).
+    fn decode_heuristic(&self, gemm: &ResolvedGemm) -> Option<DecodeConfig> {
+        let g = &gemm.gemm;
+        let b_row_major = gemm.b.order == Order::RowMajor;
+        let taken = match self.overrides.decode_rows {
+            Some(max) => (1..=max).contains(&g.m),
+            None => DecodeConfig::takes_by_default(g.m, g.types, b_row_major),
+        };
+        if !taken
+            || self.overrides.skinny_rows.is_some()
+            || self.overrides.forces_a_tile()
+            || gemm.b.order.panel_width().is_some()
+        {
+            return None;
+        }
+        let variants = if self.is_emulated() {
+            DECODE_EMULATED_VARIANTS
+        } else {
+            DECODE_VARIANTS
+        };
+        let summed_in_f32 = GemmTypes {
+            accumulate: DType::F32,
+            ..g.types
+        };
+        let variant = variants.iter().find(|v| {
+            v.types == g.types || (g.types.accumulate == DType::F16 && v.types == summed_in_f32)
+        })?;
+        let shape = self.shape_for(variant.types).ok()?;
+        (g.m <= shape.m).then(|| DecodeConfig::heuristic(*variant, shape, self.subgroup_size()))
+    }
+
+    /// Whether the device runs `config` on `gemm`: a valid configuration, workgroup size,
+    /// subgroups of the required size per workgroup, shared memory, grid.
+    fn decode_fits(&self, gemm: &ResolvedGemm, config: &DecodeConfig) -> bool {
+        let a_row_major = gemm.a.order == Order::RowMajor;
+        let b_row_major = gemm.b.order != Order::ColumnMajor;
+        config.is_valid()
+            && config.workgroup_size() <= self.info.max_workgroup_invocations
+            && config.subgroups <= self.info.max_workgroup_subgroups
+            && config.shared_memory_bytes(a_row_major, b_row_major) <= self.info.shared_memory_bytes
+            && tile_grid(
+                gemm,
+                (config.block_m(), config.block_n()),
+                self.grid_limits(),
+            )
+            .is_ok()
     }
 
     /// The coopmat2 kernel on a few-row tile

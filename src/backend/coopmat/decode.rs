@@ -1,0 +1,241 @@
+//! The decode kernel's configurations (`glsl/gemm_decode.comp`): GEMMs of up to 16 rows
+//! on subgroup-scope cooperative matrices, the subgroups of a workgroup splitting K, each
+//! streaming its own steps of B through a private shared-memory stage. Compiled on every
+//! platform, like `config.rs`.
+
+use std::fmt;
+
+use super::config::KernelVariant;
+use crate::types::{CoopmatShape, DType, GemmTypes};
+
+/// A configuration of the decode kernel (`glsl/gemm_decode.comp`), for decode products:
+/// a few rows of activations times a weight matrix, bound by reading B once. A workgroup
+/// computes one `shape.m × block_n` block of C; its `subgroups` subgroups take every
+/// `subgroups`-th step of `block_k` along K, each through its own stage, and sum their
+/// accumulators once at the end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct DecodeConfig {
+    /// The kernel variant (type combination; floating-point inputs are summed in f32).
+    pub variant: KernelVariant,
+    /// The cooperative-matrix shape (its `m` is the rows of C per workgroup).
+    pub shape: CoopmatShape,
+    /// Subgroup size the pipeline runs with.
+    pub subgroup_size: u32,
+    /// Cooperative-matrix tiles along N per workgroup.
+    pub tiles_n: u32,
+    /// Subgroups per workgroup, each on its own steps along K.
+    pub subgroups: u32,
+    /// K per step (a multiple of the shape's K and of a 16-byte vector's elements).
+    pub block_k: u32,
+}
+
+impl DecodeConfig {
+    /// Bytes of one row of a step (`block_k` elements) the heuristic chooses: 64 (32 f16,
+    /// 64 int8 elements).
+    const HEURISTIC_STEP_BYTES: u32 = 64;
+    /// Cooperative-matrix tiles along N the heuristic chooses.
+    const HEURISTIC_TILES_N: u32 = 2;
+    /// Subgroups per workgroup the heuristic chooses.
+    const HEURISTIC_SUBGROUPS: u32 = 8;
+    /// The rows of the GEMMs the planner sends to the decode kernel by default: 8-bit
+    /// weights with B row-major (N contiguous), 8 to 16 rows. There it beat the skinny
+    /// kernel and the coopmat2 kernel's few-row tile on the H200 (GPU time,
+    /// `examples/results/h200-2026-11-28-decode-kernel/`): 16 x 4096 x 14336 55 us against
+    /// 92, 16 x 14336 x 4096 63 against 69, 16 x 4096 x 4096 18 against 28; 8 and 12 rows
+    /// 1.2-1.8x faster. With B column-major, and with f16 or bf16 weights, it was slower
+    /// wherever B comes from memory (f16, 16 x 4096 x 14336: 72-75 us against 61-62 on the
+    /// few-row tile; 1 to 8 rows 1.3-2x slower than the skinny kernel), so those stay on
+    /// the other kernels; tuning still times it.
+    pub const DEFAULT_ROWS: std::ops::RangeInclusive<u32> = 8..=16;
+
+    /// Whether the planner sends a GEMM of `rows` rows of `types`, B row-major or not, to
+    /// the decode kernel by default (see [`Self::DEFAULT_ROWS`]).
+    ///
+    /// ```
+    /// use coopgemm::{config::DecodeConfig, GemmTypes};
+    /// assert!(DecodeConfig::takes_by_default(16, GemmTypes::I8_I32, true));
+    /// assert!(!DecodeConfig::takes_by_default(16, GemmTypes::I8_I32, false));
+    /// assert!(!DecodeConfig::takes_by_default(16, GemmTypes::F16_F32, true));
+    /// ```
+    pub fn takes_by_default(rows: u32, types: GemmTypes, b_row_major: bool) -> bool {
+        types.input == DType::I8 && b_row_major && Self::DEFAULT_ROWS.contains(&rows)
+    }
+
+    /// Rows of C per workgroup.
+    pub fn block_m(&self) -> u32 {
+        self.shape.m
+    }
+
+    /// Columns of C per workgroup.
+    pub fn block_n(&self) -> u32 {
+        self.tiles_n * self.shape.n
+    }
+
+    /// Invocations per workgroup.
+    pub fn workgroup_size(&self) -> u32 {
+        self.subgroup_size * self.subgroups
+    }
+
+    /// Shared memory the kernel declares (mirrors `SHARED_VECTORS` in the kernel): the
+    /// subgroups' stages, or their accumulator tiles after the K loop, whichever is larger.
+    pub fn shared_memory_bytes(&self, a_row_major: bool, b_row_major: bool) -> u32 {
+        let vector = 16 / self.input_bytes();
+        let (bm, bn, bk) = (self.block_m(), self.block_n(), self.block_k);
+        // Rows of the stored tile, and their stride in 16-byte units (padded to odd).
+        let tile = |row_major: bool, rows: u32, columns: u32| {
+            let (stored_rows, row_elements) = if row_major {
+                (rows, columns)
+            } else {
+                (columns, rows)
+            };
+            stored_rows * ((row_elements / vector) | 1)
+        };
+        let stage = tile(a_row_major, bm, bk) + tile(b_row_major, bk, bn);
+        let accumulator_bytes = self.variant.types.accumulate.size_bytes() as u32;
+        let scratch_row = ((self.shape.n * accumulator_bytes) / 16) | 1;
+        let scratch = self.subgroups * self.tiles_n * self.shape.m * scratch_row;
+        16 * (self.subgroups * stage).max(scratch)
+    }
+
+    fn input_bytes(&self) -> u32 {
+        self.variant.types.input.size_bytes() as u32
+    }
+
+    /// Whether the kernel can be built with this configuration: whole cooperative-matrix
+    /// steps and whole 16-byte units in every stored row of a stage.
+    pub fn is_valid(&self) -> bool {
+        let vector = 16 / self.input_bytes();
+        self.tiles_n > 0
+            && self.subgroups > 0
+            && self.block_k > 0
+            && self.block_k.is_multiple_of(self.shape.k)
+            && self.block_k.is_multiple_of(vector)
+            && self.block_m().is_multiple_of(vector)
+            && self.block_n().is_multiple_of(vector)
+    }
+
+    /// The heuristic's configuration: two tiles along N, eight subgroups, steps of 64 bytes
+    /// per row (the fastest on the H200 for f16 and int8 at 16 rows, see
+    /// [`Self::DEFAULT_ROWS`]'s record: f16 16 x 4096 x 14336 72-75 us, against 81-122 for
+    /// one tile or four subgroups or steps of 128 or 256 bytes).
+    pub fn heuristic(variant: KernelVariant, shape: CoopmatShape, subgroup_size: u32) -> Self {
+        let step = Self::HEURISTIC_STEP_BYTES / variant.types.input.size_bytes() as u32;
+        DecodeConfig {
+            variant,
+            shape,
+            subgroup_size,
+            tiles_n: Self::HEURISTIC_TILES_N,
+            subgroups: Self::HEURISTIC_SUBGROUPS,
+            block_k: step.max(shape.k).next_multiple_of(shape.k),
+        }
+    }
+
+    /// Every configuration tuning tries: the heuristic's first, then 1 or 2 tiles along N,
+    /// 8 or 4 subgroups, steps of 64 or 128 bytes per row (those that are valid).
+    pub fn candidates(
+        variant: KernelVariant,
+        shape: CoopmatShape,
+        subgroup_size: u32,
+    ) -> Vec<Self> {
+        let first = Self::heuristic(variant, shape, subgroup_size);
+        let bytes = variant.types.input.size_bytes() as u32;
+        let mut all = vec![first];
+        for tiles_n in [2, 1] {
+            for subgroups in [8, 4] {
+                for step_bytes in [64, 128] {
+                    let config = DecodeConfig {
+                        tiles_n,
+                        subgroups,
+                        block_k: step_bytes / bytes,
+                        ..first
+                    };
+                    if config.is_valid() && !all.contains(&config) {
+                        all.push(config);
+                    }
+                }
+            }
+        }
+        all
+    }
+
+    /// `self` with the fields a forced [`DecodeTile`] names, where that is valid.
+    pub fn with_tile(&self, tile: DecodeTile) -> Option<Self> {
+        if !tile.block_n.is_multiple_of(self.shape.n) {
+            return None;
+        }
+        let config = DecodeConfig {
+            tiles_n: tile.block_n / self.shape.n,
+            subgroups: tile.subgroups,
+            block_k: tile.block_k,
+            ..*self
+        };
+        config.is_valid().then_some(config)
+    }
+}
+
+/// A short name for logs and benchmark records:
+/// `decode-<types>-<block_m>x<block_n>-k<block_k>-sg<subgroup size>x<subgroups>`.
+impl fmt::Display for DecodeConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "decode-{}-{}x{}-k{}-sg{}x{}",
+            self.variant.types.short_name(),
+            self.block_m(),
+            self.block_n(),
+            self.block_k,
+            self.subgroup_size,
+            self.subgroups
+        )
+    }
+}
+
+/// A forced configuration of the decode kernel (`COOPGEMM_DECODE_CONFIG`,
+/// [`KernelOverrides::decode_config`](crate::KernelOverrides::decode_config)):
+/// `BNxBKxSUBGROUPS`, the fields of [`DecodeConfig`] that are not fixed by the GEMM or the
+/// device. It runs every GEMM the decode kernel takes where it is valid.
+///
+/// ```
+/// use coopgemm::config::DecodeTile;
+/// let tile: DecodeTile = "16x64x8".parse()?;
+/// assert_eq!((tile.block_n, tile.block_k, tile.subgroups), (16, 64, 8));
+/// assert!("16x64".parse::<DecodeTile>().is_err());
+/// assert!("16x64x0".parse::<DecodeTile>().is_err());
+/// # Ok::<(), coopgemm::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct DecodeTile {
+    /// Columns of C per workgroup.
+    pub block_n: u32,
+    /// K per step.
+    pub block_k: u32,
+    /// Subgroups per workgroup.
+    pub subgroups: u32,
+}
+
+impl std::str::FromStr for DecodeTile {
+    type Err = crate::Error;
+
+    fn from_str(text: &str) -> crate::Result<DecodeTile> {
+        let numbers: Option<Vec<u32>> = text.split('x').map(|p| p.parse().ok()).collect();
+        match numbers.as_deref() {
+            Some(&[block_n, block_k, subgroups]) if block_n > 0 && block_k > 0 && subgroups > 0 => {
+                Some(DecodeTile {
+                    block_n,
+                    block_k,
+                    subgroups,
+                })
+            }
+            _ => None,
+        }
+        .ok_or_else(|| {
+            crate::Error::invalid_option(
+                "decode configuration",
+                text,
+                "BNxBKxSUBGROUPS of non-zero numbers",
+            )
+        })
+    }
+}

@@ -2,8 +2,11 @@
 // elements adjacent in memory, one 16-byte load each (wgsl/storage/inputs_native_oct.wgsl),
 // half as many loads and checks as quads; each oct is written as two quads (the staging
 // snippet). The host picks it where it measured faster (OperandLoads::for_gemm), for f16
-// operands with unit steps along their contiguous direction and every oct aligned. An invocation holds at most two
-// octs of a slice (WgslCoopConfig::check allows four quads).
+// operands with unit steps along their contiguous direction and every oct aligned. An
+// invocation holds at most two octs of a slice (WgslCoopConfig::check allows four quads).
+// Its position and bounds code repeats tile_loads.wgsl's for quads on purpose: one helper
+// for both made the quad path 3.3x slower on the H200
+// (examples/results/h200-2026-11-28-load-helpers/).
 struct SliceLoad {
     part0: Oct,
     part1: Oct,

@@ -41,9 +41,9 @@ impl DecodeConfig {
     /// The rows of the GEMMs the planner sends to the decode kernel by default: 8-bit
     /// weights with B row-major (N contiguous), 8 to 16 rows. There it beat the skinny
     /// kernel and the coopmat2 kernel's few-row tile on the H200 (GPU time,
-    /// `examples/results/h200-2026-11-28-decode-kernel/`): 16 x 4096 x 14336 55 us against
-    /// 92, 16 x 14336 x 4096 63 against 69, 16 x 4096 x 4096 18 against 28; 8 and 12 rows
-    /// 1.2-1.8x faster. With B column-major, and with f16 or bf16 weights, it was slower
+    /// `examples/results/h200-2026-11-28-decode-kernel/`, call 3): 16 x 4096 x 14336 54 us
+    /// against 91, 16 x 14336 x 4096 63 against 70, 16 x 4096 x 4096 18 against 28; 8 and
+    /// 12 rows of 4096 x 14336 54 against 86 and 137 (skinny). With B column-major, and with f16 or bf16 weights, it was slower
     /// wherever B comes from memory (f16, 16 x 4096 x 14336: 72-75 us against 61-62 on the
     /// few-row tile; 1 to 8 rows 1.3-2x slower than the skinny kernel), so those stay on
     /// the other kernels; tuning still times it.

@@ -13,18 +13,16 @@ use coopgemm::{
     MatrixLayout,
 };
 
-use common::cases::{epilogues, skinny_cases};
+use common::cases::{skinny_cases, with_epilogues, SKINNY_TYPES};
 use common::{assert_none_failed, backend_for, check_any_guarded, test_options};
 
-/// The types the decode kernel has variants for (f16 sums are summed in f32).
-const DECODE_TYPES: [GemmTypes; 6] = [
-    GemmTypes::F16_F32,
-    GemmTypes::F16_ACC_F16,
-    GemmTypes::F16_F32_F16,
-    GemmTypes::BF16_F32,
-    GemmTypes::BF16_F32_BF16,
-    GemmTypes::I8_I32,
-];
+/// The types the decode kernel has variants for: the few-row types with 16- and 8-bit
+/// inputs (f16 sums are summed in f32).
+fn decode_types() -> impl Iterator<Item = GemmTypes> {
+    SKINNY_TYPES
+        .into_iter()
+        .filter(|types| types.input != DType::F32)
+}
 
 /// The decode configuration `gemm` plans, if it plans the decode kernel.
 fn decode_config(context: &Context, gemm: &Gemm) -> Option<DecodeConfig> {
@@ -56,7 +54,7 @@ fn decode_expected() -> bool {
 /// each take several K steps, with ragged N and K; an epilogue on every fifth where C is a
 /// float.
 fn cases(types: GemmTypes) -> Vec<Gemm> {
-    let mut cases: Vec<Gemm> = skinny_cases()
+    let cases = skinny_cases()
         .into_iter()
         .filter(|gemm| gemm.m <= 16)
         .chain([
@@ -64,19 +62,8 @@ fn cases(types: GemmTypes) -> Vec<Gemm> {
             Gemm::new(7, 21, 1555).b(MatrixLayout::row_major()),
             Gemm::new(12, 40, 1029).b(MatrixLayout::column_major()),
         ])
-        .map(|gemm| gemm.types(types))
         .collect();
-    if types.output != DType::I32 {
-        let epilogues = epilogues();
-        let with_epilogue: Vec<Gemm> = cases
-            .iter()
-            .step_by(5)
-            .enumerate()
-            .map(|(index, gemm)| gemm.epilogue(epilogues[index % epilogues.len()]))
-            .collect();
-        cases.extend(with_epilogue);
-    }
-    cases
+    with_epilogues(cases, types)
 }
 
 /// Every case of every type on the decode kernel (taking 1 to 16 rows), guarded, with the
@@ -93,7 +80,7 @@ fn decode_kernel_guarded() {
             o.decode_rows = Some(16);
             o.decode_config = tile.map(|t| t.parse::<DecodeTile>().expect("tile"));
         });
-        for types in DECODE_TYPES {
+        for types in decode_types() {
             let forced_types = [GemmTypes::F16_F32, GemmTypes::I8_I32];
             if backend_for(BackendKind::Coopmat, types).is_none()
                 || (tile.is_some() && !forced_types.contains(&types))

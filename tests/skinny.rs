@@ -10,10 +10,10 @@ mod common;
 
 use coopgemm::config::{CoopmatPlan, SkinnyConfig, SkinnyTile, WorkgroupScopeConfig};
 use coopgemm::{
-    BackendKind, Context, DType, Gemm, GemmTypes, KernelConfig, KernelOverrides, MatrixLayout,
+    BackendKind, Context, Gemm, GemmTypes, KernelConfig, KernelOverrides, MatrixLayout,
 };
 
-use common::cases::{epilogues, skinny_cases, SKINNY_TYPES};
+use common::cases::{skinny_cases, with_epilogues, SKINNY_TYPES};
 use common::{assert_none_failed, backend_for, backend_tests, check_any_guarded, test_options};
 
 /// A context forced to the coopmat backend with `overrides` applied and the decode kernel
@@ -95,17 +95,7 @@ fn run(kind: BackendKind) {
         let Some(context) = few_rows_context(kind, types, &without_decode) else {
             continue;
         };
-        let mut cases: Vec<Gemm> = skinny_cases().into_iter().map(|g| g.types(types)).collect();
-        if types.output != DType::I32 {
-            let epilogues = epilogues();
-            let with_epilogue: Vec<Gemm> = cases
-                .iter()
-                .step_by(5)
-                .enumerate()
-                .map(|(index, gemm)| gemm.epilogue(epilogues[index % epilogues.len()]))
-                .collect();
-            cases.extend(with_epilogue);
-        }
+        let cases = with_epilogues(skinny_cases(), types);
         let (mut skinny, mut planned) = (0, 0);
         for (index, gemm) in cases.iter().enumerate() {
             skinny += usize::from(is_skinny(&context, gemm));

@@ -395,6 +395,23 @@ pub fn epilogues() -> Vec<Epilogue> {
     ]
 }
 
+/// `cases` of `types`, and where C is a float a copy of every fifth with an epilogue (each of
+/// [`epilogues`] in turn): the few-row suites' epilogue coverage.
+pub fn with_epilogues(cases: Vec<Gemm>, types: GemmTypes) -> Vec<Gemm> {
+    let mut cases: Vec<Gemm> = cases.into_iter().map(|gemm| gemm.types(types)).collect();
+    if types.output != DType::I32 {
+        let epilogues = epilogues();
+        let with_epilogue: Vec<Gemm> = cases
+            .iter()
+            .step_by(5)
+            .enumerate()
+            .map(|(index, gemm)| gemm.epilogue(epilogues[index % epilogues.len()]))
+            .collect();
+        cases.extend(with_epilogue);
+    }
+    cases
+}
+
 /// Every epilogue on four shapes (odd ones with beta and a column-major C, one batched with
 /// a broadcast A), each with its seed.
 pub fn epilogue_cases(types: GemmTypes) -> Vec<(Gemm, u64)> {

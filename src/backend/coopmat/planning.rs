@@ -152,9 +152,10 @@ impl CoopmatBackend {
     /// The heuristic's decode configuration, where the decode kernel takes `gemm`: the
     /// planner sends it there ([`DecodeConfig::takes_by_default`], or 1 to
     /// [`KernelOverrides::decode_rows`](crate::KernelOverrides::decode_rows) rows of any
-    /// type), its rows are within one cooperative matrix's rows, no skinny row count, tile or tiling is forced, B is
-    /// not in column panels, and the device has a variant and a shape for the types (f16
-    /// sums are taken as f32 sums: the kernel sums floating point in f32).
+    /// type), its rows are within one cooperative matrix's rows, no skinny row count, tile
+    /// or tiling is forced, B is not in column panels, and the device has a variant and a
+    /// shape for the types (f16 sums are taken as f32 sums: the kernel sums floating point
+    /// in f32).
     fn decode_heuristic(&self, gemm: &ResolvedGemm) -> Option<DecodeConfig> {
         let g = &gemm.gemm;
         let b_row_major = gemm.b.order == Order::RowMajor;

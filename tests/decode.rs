@@ -113,9 +113,10 @@ fn decode_kernel_guarded() {
     assert_none_failed(&failures);
 }
 
-/// By default the planner sends GEMMs of 8 to 16 rows of 8-bit weights with B row-major
-/// to the decode kernel (where the device runs int8), and no others: not B column-major,
-/// not f16, not 7 or 17 rows. `decode_rows` = 16 sends every GEMM of 1 to 16 rows of its
+/// By default the planner sends GEMMs of 8-bit weights to the decode kernel (where the
+/// device runs int8): 4 to 16 rows with B row-major, 5 to 15 with B column-major and 16
+/// where K is at least N; and no others: not f16, not 3 rows with B row-major, 4 with B
+/// column-major, 16 with B column-major and K under N, or 17. `decode_rows` = 16 sends every GEMM of 1 to 16 rows of its
 /// types there (f16 sums too, summed in f32), 0 turns it off, and a forced skinny row count
 /// keeps GEMMs on the skinny kernel.
 #[test]
@@ -129,13 +130,30 @@ fn planner_takes_the_decode_kernel_where_it_pays() {
     let gemm = |m, types, b| Gemm::new(m, 4096, 4096).types(types).b(b);
     let (row, column) = (MatrixLayout::row_major(), MatrixLayout::column_major());
     if backend_for(BackendKind::Coopmat, GemmTypes::I8_I32).is_some() {
-        for m in [8, 12, 16] {
-            let config = decode_config(&context, &gemm(m, GemmTypes::I8_I32, row));
-            assert!(config.is_some(), "{m} rows of i8, B row-major");
-        }
-        for (m, b) in [(7, row), (17, row), (16, column)] {
-            let planned = decode_config(&context, &gemm(m, GemmTypes::I8_I32, b));
-            assert!(planned.is_none(), "{m} rows of i8, {:?}", b.order);
+        // (rows, N, K, B) the decode kernel takes, then some it does not.
+        let taken = [
+            (4, 4096, 4096, row),
+            (16, 4096, 4096, row),
+            (8, 14336, 4096, row),
+            (16, 14336, 4096, row),
+            (5, 4096, 4096, column),
+            (12, 14336, 4096, column),
+            (16, 4096, 14336, column),
+            (16, 4096, 4096, column),
+        ];
+        let not_taken = [
+            (3, 4096, 4096, row),
+            (17, 4096, 4096, row),
+            (4, 4096, 14336, column),
+            (16, 14336, 4096, column),
+            (17, 4096, 14336, column),
+        ];
+        for (cases, expected) in [(&taken[..], true), (&not_taken[..], false)] {
+            for &(m, n, k, b) in cases {
+                let planned = Gemm::new(m, n, k).types(GemmTypes::I8_I32).b(b);
+                let config = decode_config(&context, &planned);
+                assert_eq!(config.is_some(), expected, "{planned:?}");
+            }
         }
     }
     for b in [row, column] {

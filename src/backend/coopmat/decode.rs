@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use super::config::KernelVariant;
+use super::config::{KernelVariant, WorkgroupScopeConfig};
 use crate::types::{CoopmatShape, DType, GemmTypes};
 
 /// A configuration of the decode kernel (`glsl/gemm_decode.comp`), for decode products:
@@ -38,28 +38,63 @@ impl DecodeConfig {
     const HEURISTIC_TILES_N: u32 = 2;
     /// Subgroups per workgroup the heuristic chooses.
     const HEURISTIC_SUBGROUPS: u32 = 8;
-    /// The rows of the GEMMs the planner sends to the decode kernel by default: 8-bit
-    /// weights with B row-major (N contiguous), 8 to 16 rows. There it beat the skinny
-    /// kernel and the coopmat2 kernel's few-row tile on the H200 (GPU time,
-    /// `examples/results/h200-2026-11-28-decode-kernel/`, call 3): 16 x 4096 x 14336 54 us
-    /// against 91, 16 x 14336 x 4096 63 against 70, 16 x 4096 x 4096 18 against 28; 8 and
-    /// 12 rows of 4096 x 14336 54 against 86 and 137 (skinny). With B column-major, and with f16 or bf16 weights, it was slower
-    /// wherever B comes from memory (f16, 16 x 4096 x 14336: 72-75 us against 61-62 on the
-    /// few-row tile; 1 to 8 rows 1.3-2x slower than the skinny kernel), so those stay on
-    /// the other kernels; tuning still times it.
-    pub const DEFAULT_ROWS: std::ops::RangeInclusive<u32> = 8..=16;
+    /// The rows of the 8-bit GEMMs with B row-major (N contiguous) that the planner sends
+    /// to the decode kernel by default. There it beat the skinny kernel and the coopmat2
+    /// kernel's few-row tile on the H200 on every shape measured (GPU time):
+    /// - 8 to 16 rows (`examples/results/h200-2026-11-28-decode-kernel/`, call 3): 16 x 4096
+    ///   x 14336 54 us against 91, 16 x 14336 x 4096 63 against 70, 16 x 4096 x 4096 18
+    ///   against 28; 8 and 12 rows of 4096 x 14336 54 against 86 and 137 (skinny);
+    /// - 4 to 7 rows (`examples/results/h200-2026-11-28-decode-columns/`, call 3, four N x K
+    ///   pairs): 4 x 4096 x 14336 53 against 66, 6 x 4096 x 14336 54 against 88, 6 x 4096 x
+    ///   4096 17 against 30 (skinny).
+    ///
+    /// With f16 or bf16 weights it was slower wherever B comes from memory (f16, 16 x 4096
+    /// x 14336: 71-75 us against 61-62 on the few-row tile; 1 to 8 rows 1.3-2x slower than
+    /// the skinny kernel), so those stay on the other kernels; tuning still times it.
+    pub const ROWS_B_ROW_MAJOR: std::ops::RangeInclusive<u32> = 4..=16;
 
-    /// Whether the planner sends a GEMM of `rows` rows of `types`, B row-major or not, to
-    /// the decode kernel by default (see [`Self::DEFAULT_ROWS`]).
+    /// The rows of the 8-bit GEMMs with B column-major (K contiguous, how `torch.nn.Linear`
+    /// stores weights) that the planner sends to the decode kernel by default: below the
+    /// coopmat2 kernel's few-row tile
+    /// ([`WorkgroupScopeConfig::FEW_ROWS_I8`](super::config::WorkgroupScopeConfig::FEW_ROWS_I8))
+    /// every shape, from it only where K is at least N. On the H200 (GPU time,
+    /// `examples/results/h200-2026-11-28-decode-columns/`, calls 2 and 3, N x K pairs from
+    /// 2048 to 14336) it beat the skinny kernel on every shape from 5 to 15 rows (5 x 4096 x
+    /// 14336 41 us against 52, 12 x 14336 x 4096 48 against 78, 13 x 4096 x 14336 42
+    /// against 93), lost to it at 4 rows (41 against 34 at 4 x 4096 x 14336), and at 16
+    /// rows beat the few-row tile where K >= N (16 x 4096 x 14336 42 against 49, 16 x 2048
+    /// x 8192 18 against 22) but not below (16 x 14336 x 4096 48 against 39).
+    pub const ROWS_B_COLUMN_MAJOR: std::ops::RangeInclusive<u32> = 5..=16;
+
+    /// Whether the planner sends a GEMM of `rows` x `n` x `k` of `types`, B row-major or
+    /// not, to the decode kernel by default: 8-bit weights, [`Self::ROWS_B_ROW_MAJOR`] or
+    /// [`Self::ROWS_B_COLUMN_MAJOR`] rows.
     ///
     /// ```
     /// use coopgemm::{config::DecodeConfig, GemmTypes};
-    /// assert!(DecodeConfig::takes_by_default(16, GemmTypes::I8_I32, true));
-    /// assert!(!DecodeConfig::takes_by_default(16, GemmTypes::I8_I32, false));
-    /// assert!(!DecodeConfig::takes_by_default(16, GemmTypes::F16_F32, true));
+    /// let i8 = GemmTypes::I8_I32;
+    /// assert!(DecodeConfig::takes_by_default(16, 14336, 4096, i8, true));
+    /// assert!(DecodeConfig::takes_by_default(16, 4096, 14336, i8, false));
+    /// assert!(DecodeConfig::takes_by_default(12, 14336, 4096, i8, false));
+    /// assert!(!DecodeConfig::takes_by_default(16, 14336, 4096, i8, false));
+    /// assert!(DecodeConfig::takes_by_default(4, 4096, 14336, i8, true));
+    /// assert!(!DecodeConfig::takes_by_default(4, 4096, 14336, i8, false));
+    /// assert!(!DecodeConfig::takes_by_default(16, 4096, 4096, GemmTypes::F16_F32, true));
     /// ```
-    pub fn takes_by_default(rows: u32, types: GemmTypes, b_row_major: bool) -> bool {
-        types.input == DType::I8 && b_row_major && Self::DEFAULT_ROWS.contains(&rows)
+    pub fn takes_by_default(
+        rows: u32,
+        n: u32,
+        k: u32,
+        types: GemmTypes,
+        b_row_major: bool,
+    ) -> bool {
+        let few_row_tile = WorkgroupScopeConfig::FEW_ROWS_I8.contains(&rows);
+        types.input == DType::I8
+            && if b_row_major {
+                Self::ROWS_B_ROW_MAJOR.contains(&rows)
+            } else {
+                Self::ROWS_B_COLUMN_MAJOR.contains(&rows) && (!few_row_tile || k >= n)
+            }
     }
 
     /// Rows of C per workgroup.
@@ -117,7 +152,7 @@ impl DecodeConfig {
 
     /// The heuristic's configuration: two tiles along N, eight subgroups, steps of 64 bytes
     /// per row (the fastest on the H200 for f16 and int8 at 16 rows, see
-    /// [`Self::DEFAULT_ROWS`]'s record: f16 16 x 4096 x 14336 72-75 us, against 81-122 for
+    /// [`Self::ROWS_B_ROW_MAJOR`]'s record: f16 16 x 4096 x 14336 72-75 us, against 81-122 for
     /// one tile or four subgroups or steps of 128 or 256 bytes).
     pub fn heuristic(variant: KernelVariant, shape: CoopmatShape, subgroup_size: u32) -> Self {
         let step = Self::HEURISTIC_STEP_BYTES / variant.types.input.size_bytes() as u32;

@@ -1,5 +1,5 @@
 //! The coopmat backend's planning: which kernel and configuration runs a GEMM. The decode
-//! kernel for 8 to 16 rows of 8-bit weights with B row-major, the few-row tiles of the
+//! kernel for 4 to 16 rows of 8-bit weights (`DecodeConfig::takes_by_default`), the few-row tiles of the
 //! coopmat2 kernel for a dozen to 64 rows, the skinny kernel for fewer,
 //! then the coopmat2 kernel's workgroup-scope tiles or the KHR kernel's subgroup tilings,
 //! each filtered by what the device's shapes, shared memory and grid limits allow.
@@ -14,7 +14,7 @@ impl CoopmatBackend {
     /// `docs/benchmarks.md`; `COOPGEMM_COOPMAT2=0` turns it off), the
     /// `VK_KHR_cooperative_matrix` kernel otherwise.
     pub fn plan(&self, gemm: &ResolvedGemm) -> std::result::Result<CoopmatPlan, String> {
-        // GEMMs of 8 to 16 rows of 8-bit weights with B row-major on the decode kernel, a
+        // GEMMs of 4 to 16 rows of 8-bit weights on the decode kernel (where it pays), a
         // dozen to 64 rows on the coopmat2 kernel's few-row tiles, fewer rows streaming B
         // once on the skinny kernel.
         if let Some(decode) = self.decode_plan(gemm) {
@@ -161,7 +161,7 @@ impl CoopmatBackend {
         let b_row_major = gemm.b.order == Order::RowMajor;
         let taken = match self.overrides.decode_rows {
             Some(max) => (1..=max).contains(&g.m),
-            None => DecodeConfig::takes_by_default(g.m, g.types, b_row_major),
+            None => DecodeConfig::takes_by_default(g.m, g.n, g.k, g.types, b_row_major),
         };
         if !taken
             || self.overrides.skinny_rows.is_some()

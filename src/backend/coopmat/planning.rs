@@ -192,9 +192,11 @@ impl CoopmatBackend {
         let a_row_major = gemm.a.order == Order::RowMajor;
         let b_row_major = gemm.b.order != Order::ColumnMajor;
         config.is_valid()
-            && config.workgroup_size() <= self.info.max_workgroup_invocations
-            && config.subgroups <= self.info.max_workgroup_subgroups
-            && config.shared_memory_bytes(a_row_major, b_row_major) <= self.info.shared_memory_bytes
+            && self.workgroup_fits(
+                config.subgroup_size,
+                config.subgroups,
+                config.shared_memory_bytes(a_row_major, b_row_major),
+            )
             && tile_grid(
                 gemm,
                 (config.block_m(), config.block_n()),
@@ -294,10 +296,19 @@ impl CoopmatBackend {
     /// Whether the device runs `config` on `gemm`: workgroup size, subgroups of the
     /// required size per workgroup, shared memory, grid.
     fn skinny_fits(&self, gemm: &ResolvedGemm, config: &SkinnyConfig) -> bool {
-        config.workgroup_size() <= self.info.max_workgroup_invocations
-            && config.subgroups <= self.info.max_workgroup_subgroups
-            && config.shared_memory_bytes() <= self.info.shared_memory_bytes
-            && row_block_grid(gemm, (config.block_m, config.block_n), self.grid_limits()).is_ok()
+        self.workgroup_fits(
+            config.subgroup_size,
+            config.subgroups,
+            config.shared_memory_bytes(),
+        ) && row_block_grid(gemm, (config.block_m, config.block_n), self.grid_limits()).is_ok()
+    }
+
+    /// Whether the device runs workgroups of `subgroups` subgroups of `subgroup_size`
+    /// invocations that declare `shared_bytes` of shared memory.
+    fn workgroup_fits(&self, subgroup_size: u32, subgroups: u32, shared_bytes: u32) -> bool {
+        subgroup_size * subgroups <= self.info.max_workgroup_invocations
+            && subgroups <= self.info.max_workgroup_subgroups
+            && shared_bytes <= self.info.shared_memory_bytes
     }
 
     /// The most workgroups a dispatch may have along each dimension.
@@ -403,9 +414,11 @@ impl CoopmatBackend {
         let b_row_major = gemm.b.order != Order::ColumnMajor;
         let panel_width = gemm.b.order.panel_width();
         let fits = |config: &CoopmatConfig| {
-            config.workgroup_size() <= self.info.max_workgroup_invocations
-                && config.shared_memory_bytes(a_row_major, b_row_major)
-                    <= self.info.shared_memory_bytes
+            self.workgroup_fits(
+                config.subgroup_size,
+                config.tiling.sg_rows * config.tiling.sg_cols,
+                config.shared_memory_bytes(a_row_major, b_row_major),
+            )
         };
         let forced = self.overrides.tiling;
         let fitting: Vec<CoopmatConfig> = forced

@@ -114,11 +114,11 @@ fn decode_kernel_guarded() {
 }
 
 /// By default the planner sends GEMMs of 8-bit weights to the decode kernel (where the
-/// device runs int8): 4 to 16 rows with B row-major, 5 to 15 with B column-major and 16
-/// where K is at least N; and no others: not f16, not 3 rows with B row-major, 4 with B
-/// column-major, 16 with B column-major and K under N, or 17. `decode_rows` = 16 sends every GEMM of 1 to 16 rows of its
-/// types there (f16 sums too, summed in f32), 0 turns it off, and a forced skinny row count
-/// keeps GEMMs on the skinny kernel.
+/// device runs int8): 4 to 16 rows with B row-major, 5 to 16 with B column-major, but not
+/// 16 with K under N where the coopmat2 kernel's few-row tile takes them; and no others:
+/// not f16, not 3 rows with B row-major, 4 with B column-major, or 17. `decode_rows` = 16
+/// sends every GEMM of 1 to 16 rows of its types there (f16 sums too, summed in f32), 0
+/// turns it off, and a forced skinny row count keeps GEMMs on the skinny kernel.
 #[test]
 fn planner_takes_the_decode_kernel_where_it_pays() {
     let Some(context) = backend_for(BackendKind::Coopmat, GemmTypes::F16_F32) else {
@@ -138,6 +138,7 @@ fn planner_takes_the_decode_kernel_where_it_pays() {
             (16, 14336, 4096, row),
             (5, 4096, 4096, column),
             (12, 14336, 4096, column),
+            (15, 14336, 4096, column),
             (16, 4096, 14336, column),
             (16, 4096, 4096, column),
         ];
@@ -145,10 +146,23 @@ fn planner_takes_the_decode_kernel_where_it_pays() {
             (3, 4096, 4096, row),
             (17, 4096, 4096, row),
             (4, 4096, 14336, column),
-            (16, 14336, 4096, column),
             (17, 4096, 14336, column),
         ];
-        for (cases, expected) in [(&taken[..], true), (&not_taken[..], false)] {
+        // 16 rows with B column-major and K under N stay on the coopmat2 kernel's few-row
+        // tile where the device runs it (it plans 20 rows on that kernel).
+        let twenty = Gemm::new(20, 14336, 4096)
+            .types(GemmTypes::I8_I32)
+            .b(column);
+        let few_row_tile = matches!(
+            context.plan(&twenty).map(|plan| plan.kernel.config),
+            Ok(KernelConfig::Coopmat(CoopmatPlan::WorkgroupScope(_)))
+        );
+        let beside_the_tile = [(16, 14336, 4096, column)];
+        for (cases, expected) in [
+            (&taken[..], true),
+            (&not_taken[..], false),
+            (&beside_the_tile[..], !few_row_tile),
+        ] {
             for &(m, n, k, b) in cases {
                 let planned = Gemm::new(m, n, k).types(GemmTypes::I8_I32).b(b);
                 let config = decode_config(&context, &planned);

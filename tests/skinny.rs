@@ -3,7 +3,8 @@
 //! alignments, offsets, batches, alpha/beta and epilogues, guarded, for every type; and the
 //! planner's choice of that kernel. Each body runs once per backend, so the portable
 //! backends are held to the same cases. On the coopmat backend these tests turn its decode
-//! kernel off (`KernelOverrides::decode_rows` 0), which would otherwise take 2 to 16 rows:
+//! kernel off (`KernelOverrides::decode_rows` 0), which would otherwise take 4 to 16 rows of
+//! i8 (5 to 16 with B column-major):
 //! `tests/decode.rs` runs the same cases on that kernel.
 
 mod common;

@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use super::config::{KernelVariant, WorkgroupScopeConfig};
+use super::config::KernelVariant;
 use crate::types::{CoopmatShape, DType, GemmTypes};
 
 /// A configuration of the decode kernel (`glsl/gemm_decode.comp`), for decode products:
@@ -54,32 +54,37 @@ impl DecodeConfig {
     pub const ROWS_B_ROW_MAJOR: std::ops::RangeInclusive<u32> = 4..=16;
 
     /// The rows of the 8-bit GEMMs with B column-major (K contiguous, how `torch.nn.Linear`
-    /// stores weights) that the planner sends to the decode kernel by default: below the
-    /// coopmat2 kernel's few-row tile
-    /// ([`WorkgroupScopeConfig::FEW_ROWS_I8`](super::config::WorkgroupScopeConfig::FEW_ROWS_I8))
-    /// every shape, from it only where K is at least N. On the H200 (GPU time,
+    /// stores weights) that the planner sends to the decode kernel by default: every shape,
+    /// except where the coopmat2 kernel's few-row tile would take the GEMM
+    /// ([`WorkgroupScopeConfig::FEW_ROWS_I8`](super::config::WorkgroupScopeConfig::FEW_ROWS_I8)
+    /// rows, where the device runs that kernel) and K is below N. On the H200 (GPU time,
     /// `examples/results/h200-2026-11-28-decode-columns/`, calls 2 and 3, N x K pairs from
     /// 2048 to 14336) it beat the skinny kernel on every shape from 5 to 15 rows (5 x 4096 x
     /// 14336 41 us against 52, 12 x 14336 x 4096 48 against 78, 13 x 4096 x 14336 42
     /// against 93), lost to it at 4 rows (41 against 34 at 4 x 4096 x 14336), and at 16
-    /// rows beat the few-row tile where K >= N (16 x 4096 x 14336 42 against 49, 16 x 2048
-    /// x 8192 18 against 22) but not below (16 x 14336 x 4096 48 against 39).
+    /// rows beat the few-row tile where K > N (16 x 4096 x 14336 42 against 49, 16 x 2048
+    /// x 8192 18 against 22), tied at K = N (16 x 8192 x 8192 46.6 against 46.2; 16 x 4096
+    /// x 4096, whose B stays in L2, 13 against 19) and lost below (16 x 14336 x 4096 48
+    /// against 39).
     pub const ROWS_B_COLUMN_MAJOR: std::ops::RangeInclusive<u32> = 5..=16;
 
     /// Whether the planner sends a GEMM of `rows` x `n` x `k` of `types`, B row-major or
     /// not, to the decode kernel by default: 8-bit weights, [`Self::ROWS_B_ROW_MAJOR`] or
-    /// [`Self::ROWS_B_COLUMN_MAJOR`] rows.
+    /// [`Self::ROWS_B_COLUMN_MAJOR`] rows. `few_row_tile`: whether the coopmat2 kernel's
+    /// few-row tile would take the GEMM otherwise (the device runs that kernel and `rows`
+    /// are in [`WorkgroupScopeConfig::FEW_ROWS_I8`](super::config::WorkgroupScopeConfig::FEW_ROWS_I8)).
     ///
     /// ```
     /// use coopgemm::{config::DecodeConfig, GemmTypes};
     /// let i8 = GemmTypes::I8_I32;
-    /// assert!(DecodeConfig::takes_by_default(16, 14336, 4096, i8, true));
-    /// assert!(DecodeConfig::takes_by_default(16, 4096, 14336, i8, false));
-    /// assert!(DecodeConfig::takes_by_default(12, 14336, 4096, i8, false));
-    /// assert!(!DecodeConfig::takes_by_default(16, 14336, 4096, i8, false));
-    /// assert!(DecodeConfig::takes_by_default(4, 4096, 14336, i8, true));
-    /// assert!(!DecodeConfig::takes_by_default(4, 4096, 14336, i8, false));
-    /// assert!(!DecodeConfig::takes_by_default(16, 4096, 4096, GemmTypes::F16_F32, true));
+    /// assert!(DecodeConfig::takes_by_default(16, 14336, 4096, i8, true, true));
+    /// assert!(DecodeConfig::takes_by_default(16, 4096, 14336, i8, false, true));
+    /// assert!(DecodeConfig::takes_by_default(12, 14336, 4096, i8, false, false));
+    /// assert!(!DecodeConfig::takes_by_default(16, 14336, 4096, i8, false, true));
+    /// assert!(DecodeConfig::takes_by_default(16, 14336, 4096, i8, false, false));
+    /// assert!(DecodeConfig::takes_by_default(4, 4096, 14336, i8, true, false));
+    /// assert!(!DecodeConfig::takes_by_default(4, 4096, 14336, i8, false, false));
+    /// assert!(!DecodeConfig::takes_by_default(16, 4096, 4096, GemmTypes::F16_F32, true, true));
     /// ```
     pub fn takes_by_default(
         rows: u32,
@@ -87,8 +92,8 @@ impl DecodeConfig {
         k: u32,
         types: GemmTypes,
         b_row_major: bool,
+        few_row_tile: bool,
     ) -> bool {
-        let few_row_tile = WorkgroupScopeConfig::FEW_ROWS_I8.contains(&rows);
         types.input == DType::I8
             && if b_row_major {
                 Self::ROWS_B_ROW_MAJOR.contains(&rows)

@@ -161,7 +161,11 @@ impl CoopmatBackend {
         let b_row_major = gemm.b.order == Order::RowMajor;
         let taken = match self.overrides.decode_rows {
             Some(max) => (1..=max).contains(&g.m),
-            None => DecodeConfig::takes_by_default(g.m, g.n, g.k, g.types, b_row_major),
+            None => {
+                let few_row_tile =
+                    self.uses_coopmat2() && WorkgroupScopeConfig::takes_few_rows(g.m, g.types);
+                DecodeConfig::takes_by_default(g.m, g.n, g.k, g.types, b_row_major, few_row_tile)
+            }
         };
         if !taken
             || self.overrides.skinny_rows.is_some()
@@ -442,8 +446,10 @@ impl CoopmatBackend {
             return Err(match panel_width {
                 Some(w) => format!("no cooperative-matrix tiling is {w} columns wide (B's panels)"),
                 None => format!(
-                    "no tiling fits {} bytes of shared memory",
-                    self.info.shared_memory_bytes
+                    "no tiling fits the device's workgroups ({} bytes of shared memory, {} invocations, {} subgroups)",
+                    self.info.shared_memory_bytes,
+                    self.info.max_workgroup_invocations,
+                    self.info.max_workgroup_subgroups
                 ),
             });
         }

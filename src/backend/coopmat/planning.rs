@@ -161,11 +161,14 @@ impl CoopmatBackend {
         let b_row_major = gemm.b.order == Order::RowMajor;
         let taken = match self.overrides.decode_rows {
             Some(max) => (1..=max).contains(&g.m),
-            None => {
-                let few_row_tile =
-                    self.uses_coopmat2() && WorkgroupScopeConfig::takes_few_rows(g.m, g.types);
-                DecodeConfig::takes_by_default(g.m, g.n, g.k, g.types, b_row_major, few_row_tile)
-            }
+            None => DecodeConfig::takes_by_default(
+                g.m,
+                g.n,
+                g.k,
+                g.types,
+                b_row_major,
+                self.has_few_row_tile(g),
+            ),
         };
         if !taken
             || self.overrides.skinny_rows.is_some()
@@ -215,11 +218,9 @@ impl CoopmatBackend {
     /// device's coopmat2 shape fits the tile (it is then the last of the coopmat2
     /// candidates). The planner splits it along K (`AutoSplit::few_rows`).
     fn few_rows_plan(&self, gemm: &ResolvedGemm) -> Option<CoopmatPlan> {
-        let g = &gemm.gemm;
-        if !WorkgroupScopeConfig::takes_few_rows(g.m, g.types)
+        if !self.has_few_row_tile(&gemm.gemm)
             || self.overrides.skinny_rows.is_some()
             || self.overrides.forces_a_tile()
-            || !self.uses_coopmat2()
         {
             return None;
         }
@@ -227,6 +228,12 @@ impl CoopmatBackend {
             .into_iter()
             .find(WorkgroupScopeConfig::is_few_rows_tile)
             .map(CoopmatPlan::WorkgroupScope)
+    }
+
+    /// Whether the coopmat2 kernel has a few-row tile for GEMMs of `gemm`'s rows and types
+    /// ([`WorkgroupScopeConfig::takes_few_rows`]) and runs on this device.
+    fn has_few_row_tile(&self, gemm: &crate::Gemm) -> bool {
+        self.uses_coopmat2() && WorkgroupScopeConfig::takes_few_rows(gemm.m, gemm.types)
     }
 
     /// The skinny kernel's configuration for `gemm` without tuning: the forced one

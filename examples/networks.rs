@@ -19,7 +19,9 @@
 //! median GPU time of the dispatches (`Context::time_mlp_on_gpu`; layer by layer, the sum of
 //! each layer GEMM's median `Context::time_on_gpu`).
 //! `--per-submission N` records N runs of a fused kernel (`Context::record_mlp`) and
-//! submits them together, to separate per-submission costs from per-run ones.
+//! submits them together, to separate per-submission costs from per-run ones. With
+//! `--prepared` the fused runs are prepared once (`Context::prepare_mlp`) and launched N per
+//! `Context::run_prepared`.
 
 use std::time::{Duration, Instant};
 
@@ -62,6 +64,10 @@ struct Args {
     /// fused kernels' wall clock; times are per run.
     #[arg(long, default_value_t = 1)]
     per_submission: u32,
+    /// Launch the fused kernels' runs prepared once (Context::prepare_mlp), --per-submission
+    /// of them per Context::run_prepared, instead of recording each (Context::record_mlp).
+    #[arg(long)]
+    prepared: bool,
     /// Write one JSON record per case to this file.
     #[arg(long)]
     json: Option<std::path::PathBuf>,
@@ -87,6 +93,10 @@ struct Record {
     timing: &'static str,
     /// Runs per submission of the fused kernels' wall clock (absent in older records: 1).
     per_submission: u32,
+    /// How the fused kernels' runs were launched: `recorded` (`Context::record_mlp`) or
+    /// `prepared` (`Context::prepare_mlp`, `run_prepared`); absent in older records:
+    /// recorded.
+    launch: &'static str,
 }
 
 fn desc_for(name: &str) -> Option<MlpDesc> {
@@ -133,9 +143,22 @@ fn time_runs(context: &Context, mut run: impl FnMut(), samples: usize) -> f64 {
 }
 
 /// Median seconds per run of a fused network: `--per-submission` runs recorded with
-/// `Context::record_mlp` and submitted together, back to back.
+/// `Context::record_mlp` and submitted together, back to back; with `--prepared`, one run
+/// prepared once and launched that many times per `Context::run_prepared`.
 fn time_fused(context: &Context, mlp: &Mlp, buffers: &MlpBuffers<'_>, args: &Args) -> f64 {
     let runs = args.per_submission.max(1);
+    if args.prepared {
+        let prepared = context.prepare_mlp(mlp, buffers).expect("prepare");
+        let launches: Vec<_> = (0..runs).map(|_| &prepared).collect();
+        let seconds = time_runs(
+            context,
+            || {
+                context.run_prepared(&launches).expect("launch");
+            },
+            args.samples,
+        );
+        return seconds / f64::from(runs);
+    }
     let seconds = time_runs(
         context,
         || {
@@ -363,6 +386,11 @@ fn main() {
                         args.per_submission
                     } else {
                         1
+                    },
+                    launch: if args.prepared && path.starts_with("fused") {
+                        "prepared"
+                    } else {
+                        "recorded"
                     },
                     path,
                 };

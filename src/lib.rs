@@ -107,7 +107,7 @@ pub use mlp::{
 pub use options::{AutotuneChoice, BackendChoice, ContextOptions, SplitKChoice, StageBChoice};
 pub use packing::PackedB;
 pub use planner::Plan;
-pub use prepared::PreparedGemm;
+pub use prepared::{PreparedGemm, PreparedMlp, PreparedWork};
 pub use problem::{Gemm, MatrixLayout, Order};
 pub use selection::Selection;
 pub use split_k::SplitK;

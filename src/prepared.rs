@@ -1,5 +1,6 @@
-//! [`PreparedGemm`]: a GEMM planned, bound and built once, then launched many times with
-//! little host work ([`Context::prepare_gemm`], [`Context::run_prepared`]).
+//! Work planned, bound and built once, then launched many times with little host work:
+//! [`PreparedGemm`] ([`Context::prepare_gemm`]) and [`PreparedMlp`] ([`Context::prepare_mlp`]),
+//! launched by [`Context::run_prepared`], several in one submission.
 //!
 //! A plain [`Context::run`] resolves and plans the GEMM, checks its buffers, and on the
 //! cooperative-matrix backend takes a descriptor set and an event from the recycler, writes
@@ -10,11 +11,22 @@
 //! split along K on that backend is prepared the same way: its partial GEMMs' dispatches
 //! and its reduction (a wgpu pass whose bind group is made once) are bound once, to
 //! partial sums of its own; the reduction ends the pair of command buffers it follows.
+//!
+//! A network run on a raw-Vulkan kernel (cooperative vectors or matrices) is prepared the
+//! same way, one dispatch per chunk of rows, and shares that pair of command buffers with
+//! the GEMMs and networks around it: back to back, each launch then costs the GPU its
+//! dispatch and a barrier, instead of a wgpu pass and two command buffers of its own. Runs
+//! whose slots a pre-pass must fill first (weight sets grouped by the library) and the SIMT
+//! kernel record their commands at each launch, from the plan and checks made once.
 
 use crate::backend::KernelInfo;
-use crate::bindings::{BindingPlan, GemmBuffers};
+use crate::bindings::{BindingPlan, BoundRange, GemmBuffers};
 use crate::context::Context;
 use crate::error::{Error, Result};
+use crate::kind::MlpKernel;
+use crate::mlp::{
+    BoundRows, Mlp, MlpBuffers, MlpGrouping, MlpIo, MlpLayout, MlpPlan, RunOutput, RunTarget,
+};
 use crate::planner::Plan;
 use crate::problem::{Gemm, ResolvedGemm};
 #[cfg(vulkan_interop)]
@@ -32,6 +44,78 @@ pub struct PreparedGemm {
     launch: Launch,
 }
 
+/// A network run on fixed buffers, planned, checked and built once by
+/// [`Context::prepare_mlp`]; [`Context::run_prepared`] launches it (with other runs and
+/// GEMMs in one submission).
+///
+/// It keeps its buffers alive. Launch it only on the context that prepared it (or a clone).
+#[derive(Debug)]
+pub struct PreparedMlp {
+    /// [`Context::shared_id`] of the context that prepared it.
+    context: usize,
+    plan: MlpPlan,
+    /// One per chunk of rows ([`MlpLayout::chunks`]).
+    launches: Vec<Launch>,
+}
+
+impl PreparedMlp {
+    /// Which kernel it launches and why.
+    pub fn plan(&self) -> &MlpPlan {
+        &self.plan
+    }
+
+    /// Whether its launches are bound once (a raw-Vulkan kernel whose slots need no
+    /// pre-pass), rather than recorded at each launch.
+    pub fn is_bound(&self) -> bool {
+        self.launches
+            .iter()
+            .all(|launch| !matches!(launch, Launch::Network(_)))
+    }
+}
+
+/// What [`Context::run_prepared`] launches: a [`PreparedGemm`] or a [`PreparedMlp`]. Mix
+/// them in one submission as `&dyn PreparedWork`:
+///
+/// ```no_run
+/// # use coopgemm::{Context, PreparedGemm, PreparedMlp, PreparedWork};
+/// # fn launch(context: &Context, gemm: &PreparedGemm, net: &PreparedMlp) -> coopgemm::Result<()> {
+/// context.run_prepared::<dyn PreparedWork>(&[gemm, net, gemm])?;
+/// # Ok(()) }
+/// ```
+pub trait PreparedWork: std::fmt::Debug {
+    /// The context it was prepared on and its launches, in order (not for use outside the
+    /// crate: only coopgemm can make a [`Launches`]).
+    #[doc(hidden)]
+    fn launches(&self) -> Launches<'_>;
+}
+
+/// A prepared item's launches (see [`PreparedWork`]); nothing outside coopgemm can read or
+/// make one.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct Launches<'a> {
+    context: usize,
+    launches: &'a [Launch],
+}
+
+impl PreparedWork for PreparedGemm {
+    fn launches(&self) -> Launches<'_> {
+        Launches {
+            context: self.context,
+            launches: std::slice::from_ref(&self.launch),
+        }
+    }
+}
+
+impl PreparedWork for PreparedMlp {
+    fn launches(&self) -> Launches<'_> {
+        Launches {
+            context: self.context,
+            launches: &self.launches,
+        }
+    }
+}
+
 #[derive(Debug)]
 enum Launch {
     /// Nothing to compute (an empty GEMM).
@@ -46,6 +130,42 @@ enum Launch {
     /// Every other plan (wgpu passes, a staged B): recorded per launch from the plan made
     /// once.
     Recorded(Box<Recorded>),
+    /// A network run recorded at each launch (the SIMT kernel, or slots filled by a
+    /// pre-pass) on the kernel its plan chose.
+    Network(Box<NetworkRun>),
+}
+
+/// A chunk of a network run recorded at each launch: the buffers are kept here, checked
+/// once.
+#[derive(Debug)]
+struct NetworkRun {
+    mlp: Mlp,
+    kernel: MlpKernel,
+    input: wgpu::Buffer,
+    output: wgpu::Buffer,
+    set_indices: Option<wgpu::Buffer>,
+    io: MlpIo,
+    layout: MlpLayout,
+    grouping: MlpGrouping,
+    bound: (BoundRange, BoundRange),
+}
+
+impl NetworkRun {
+    /// The chunk, bound as checked when it was prepared.
+    fn chunk(&self) -> BoundRows<'_> {
+        BoundRows {
+            buffers: MlpBuffers {
+                input: &self.input,
+                output: &self.output,
+                io: self.io,
+                layout: self.layout,
+                set_indices: self.set_indices.as_ref(),
+                grouping: self.grouping,
+            },
+            input: self.bound.0,
+            output: self.bound.1,
+        }
+    }
 }
 
 #[cfg(vulkan_interop)]
@@ -108,13 +228,81 @@ impl Context {
         })
     }
 
-    /// Records `gemms` in order (each after the previous one's writes) and submits them in
-    /// one submission.
-    pub fn run_prepared(&self, gemms: &[&PreparedGemm]) -> Result<wgpu::SubmissionIndex> {
-        if gemms.iter().any(|gemm| gemm.context != self.shared_id()) {
+    /// Plans `mlp` on `buffers`, checks them and builds its pipeline once, and, on the
+    /// raw-Vulkan kernels (cooperative vectors or matrices), binds its dispatch once, for
+    /// launches with [`Context::run_prepared`] (back to back, several in one submission,
+    /// GEMMs between them). Bad buffers are reported here, as [`Context::run_mlp`] would.
+    /// A run with set indices grouped by the library is planned and checked once, and its
+    /// pre-pass and dispatch recorded at each launch (the indices may change between
+    /// launches; so may every buffer's contents).
+    ///
+    /// ```no_run
+    /// use coopgemm::{Context, LayerWeights, MlpActivation, MlpBuffers, MlpDesc, MlpIo};
+    /// let context = Context::new_blocking()?;
+    /// let desc = MlpDesc::uniform(&[64, 64, 64, 16], MlpActivation::Relu, MlpActivation::None);
+    /// let mlp = context.build_mlp(&desc, &LayerWeights::seeded(&desc, 1))?;
+    /// let rows = 1 << 20;
+    /// let x = context.upload("x", &vec![half::f16::ONE; rows * 64])?;
+    /// let y = context.upload("y", &vec![half::f16::ZERO; rows * 16])?;
+    /// let prepared = context.prepare_mlp(&mlp, &MlpBuffers::new(&mlp, &x, &y, MlpIo::F16, rows as u32))?;
+    /// println!("{}", prepared.plan());
+    /// for _ in 0..100 {
+    ///     context.run_prepared(&[&prepared])?;
+    /// }
+    /// context.wait()?;
+    /// # Ok::<(), coopgemm::Error>(())
+    /// ```
+    pub fn prepare_mlp(&self, mlp: &Mlp, buffers: &MlpBuffers<'_>) -> Result<PreparedMlp> {
+        let plan = self.plan_mlp_for(mlp, buffers.io, false, buffers.set_indices.is_some())?;
+        let chunks = buffers.bind_chunks(mlp.desc(), &self.device().limits())?;
+        let launches = self.scoped(|| {
+            let mut launches = Vec::with_capacity(chunks.len());
+            for chunk in &chunks {
+                let run = self.run_mlp_rows(mlp, plan.kernel, chunk, RunTarget::Prepare)?;
+                launches.push(match run {
+                    RunOutput::Nothing => Launch::Nothing,
+                    #[cfg(vulkan_interop)]
+                    RunOutput::Prepared(dispatch) => Launch::Raw(dispatch),
+                    RunOutput::Recorded(_) => {
+                        return Err(Error::Device(
+                            "a network run was recorded, not prepared".into(),
+                        ))
+                    }
+                    RunOutput::PerLaunch => Launch::Network(Box::new(NetworkRun {
+                        mlp: mlp.clone(),
+                        kernel: plan.kernel,
+                        input: chunk.buffers.input.clone(),
+                        output: chunk.buffers.output.clone(),
+                        set_indices: chunk.buffers.set_indices.cloned(),
+                        io: chunk.buffers.io,
+                        layout: chunk.buffers.layout,
+                        grouping: chunk.buffers.grouping,
+                        bound: (chunk.input, chunk.output),
+                    })),
+                });
+            }
+            Ok::<_, Error>(launches)
+        })??;
+        Ok(PreparedMlp {
+            context: self.shared_id(),
+            plan,
+            launches,
+        })
+    }
+
+    /// Records `work` in order (each after the previous one's writes) and submits it in
+    /// one submission: prepared GEMMs ([`Context::prepare_gemm`]), prepared network runs
+    /// ([`Context::prepare_mlp`]), or both (`&[&dyn PreparedWork]`). Consecutive raw
+    /// dispatches share one pair of command buffers.
+    pub fn run_prepared<W: PreparedWork + ?Sized>(
+        &self,
+        work: &[&W],
+    ) -> Result<wgpu::SubmissionIndex> {
+        let launches: Vec<Launches<'_>> = work.iter().map(|item| item.launches()).collect();
+        if launches.iter().any(|item| item.context != self.shared_id()) {
             return Err(Error::PreparedElsewhere);
         }
-        let command_buffers = self.scoped(|| self.record_prepared(gemms))??;
+        let command_buffers = self.scoped(|| self.record_prepared(&launches))??;
         Ok(self.queue().submit(command_buffers))
     }
 
@@ -167,8 +355,8 @@ impl Context {
         })))
     }
 
-    /// The command buffers of `gemms`, in order: consecutive raw dispatches share one pair.
-    fn record_prepared(&self, gemms: &[&PreparedGemm]) -> Result<Vec<wgpu::CommandBuffer>> {
+    /// The command buffers of `work`, in order: consecutive raw dispatches share one pair.
+    fn record_prepared(&self, work: &[Launches<'_>]) -> Result<Vec<wgpu::CommandBuffer>> {
         let mut command_buffers = Vec::new();
         #[cfg(vulkan_interop)]
         let mut raw: Vec<&PreparedDispatch> = Vec::new();
@@ -182,8 +370,8 @@ impl Context {
             raw.clear();
             Ok::<(), Error>(())
         };
-        for gemm in gemms {
-            match &gemm.launch {
+        for launch in work.iter().flat_map(|item| item.launches) {
+            match launch {
                 Launch::Nothing => {}
                 #[cfg(vulkan_interop)]
                 Launch::Raw(dispatch) => raw.push(dispatch),
@@ -207,6 +395,14 @@ impl Context {
                         &buffers,
                         crate::backend::Target::CommandBuffers(&mut command_buffers),
                     )?;
+                }
+                Launch::Network(run) => {
+                    #[cfg(vulkan_interop)]
+                    flush(&mut raw, &mut command_buffers)?;
+                    command_buffers.extend(
+                        self.run_mlp_rows(&run.mlp, run.kernel, &run.chunk(), RunTarget::Record)?
+                            .recorded()?,
+                    );
                 }
             }
         }

@@ -465,6 +465,141 @@ fn recorded_runs_share_one_submission(kernel: MlpKernel) {
     assert_no_validation_errors();
 }
 
+/// Network runs and a GEMM prepared once (`Context::prepare_mlp`, `prepare_gemm`) and
+/// launched twice in one `run_prepared` each: the first run (no set indices, or indices the
+/// caller grouped: bound once on the raw-Vulkan kernels) writes `y1`, the GEMM reverses
+/// its columns, the second run (indices grouped by the library: its pre-pass recorded at
+/// each launch) reads `y1`. Between the launches the input and the indices change on the
+/// device; every launch agrees with the reference (the GEMM exactly), so prepared launches
+/// read their buffers' contents at each launch and run in order.
+fn prepared_runs_match_reference(kernel: MlpKernel) {
+    let context = context().clone();
+    let desc = MlpDesc::uniform(&[24, 40, 24], MlpActivation::Silu, MlpActivation::None);
+    // The row kernel takes no set indices: one set, unindexed runs.
+    let indexed = kernel != MlpKernel::CoopmatRows;
+    let set_count = if indexed { 3 } else { 1 };
+    let sets: Vec<_> = (0..set_count)
+        .map(|seed| LayerWeights::seeded(&desc, 31 + seed))
+        .collect();
+    let Some(mlp) = sets_on(&context, kernel, &desc, &sets) else {
+        return;
+    };
+    let rows = 517;
+    let values = rows * 24;
+    let x = context.upload("x", &vec![0.0f32; values]).unwrap();
+    let first = context.upload("y1", &vec![f32::NAN; values]).unwrap();
+    let second = context.upload("y2", &vec![f32::NAN; values]).unwrap();
+    let permuted = context
+        .upload("y1 reversed", &vec![f32::NAN; values])
+        .unwrap();
+    let mut reversal = vec![0.0f32; 24 * 24];
+    for c in 0..24 {
+        reversal[(23 - c) * 24 + c] = 1.0;
+    }
+    let reversal = context.upload("reversal", &reversal).unwrap();
+    let first_indices = context.upload("indices 1", &vec![0i32; rows]).unwrap();
+    let second_indices = context.upload("indices 2", &vec![0i32; rows]).unwrap();
+    let mut first_buffers = MlpBuffers::new(&mlp, &x, &first, MlpIo::F32, rows as u32);
+    let mut second_buffers = MlpBuffers::new(&mlp, &first, &second, MlpIo::F32, rows as u32);
+    if indexed {
+        first_buffers = first_buffers
+            .with_set_indices(&first_indices)
+            .with_grouping(MlpGrouping::Caller);
+        second_buffers = second_buffers
+            .with_set_indices(&second_indices)
+            .with_grouping(MlpGrouping::Library);
+    }
+    let first_run = context
+        .prepare_mlp(&mlp, &first_buffers)
+        .expect("prepare run 1");
+    let second_run = context
+        .prepare_mlp(&mlp, &second_buffers)
+        .expect("prepare run 2");
+    assert_eq!(first_run.plan().kernel, kernel);
+    // The SIMT kernel records wgpu passes at each launch; the cooperative-matrix kernel
+    // copies caller-grouped indices after its layer table at each launch.
+    let raw = kernel != MlpKernel::Simt;
+    assert_eq!(
+        first_run.is_bound(),
+        raw && !(indexed && kernel == MlpKernel::Coopmat),
+        "{kernel}: run 1 bound once"
+    );
+    assert_eq!(
+        second_run.is_bound(),
+        raw && !indexed,
+        "{kernel}: run 2 bound once"
+    );
+    let gemm = context
+        .prepare_gemm(
+            &Gemm::new(rows as u32, 24, 24),
+            &GemmBuffers::new(&first, &reversal, &permuted),
+        )
+        .expect("prepare the GEMM");
+    let weight_sets: Vec<&[LayerWeights]> = sets.iter().map(Vec::as_slice).collect();
+    let reference = |indices: &[u32], input: &[f32]| {
+        MlpReference::compute_sets_for(
+            kernel,
+            &desc,
+            &weight_sets,
+            indexed.then_some(indices),
+            &MlpLayout::new(&desc, rows as u32),
+            input,
+            &vec![f32::NAN; values],
+        )
+        .unwrap()
+    };
+    for launch in 0..2u64 {
+        let input: Vec<f32> = sample_data(SampleData::FullMantissa, values, 40 + launch);
+        // Sorted for the caller's grouping; random for the library's.
+        let mut grouped = sample_set_indices(rows, set_count as u32, 50 + launch);
+        grouped.sort_unstable();
+        let scattered = sample_set_indices(rows, set_count as u32, 60 + launch);
+        context
+            .queue()
+            .write_buffer(&x, 0, bytemuck::cast_slice(&input));
+        context
+            .queue()
+            .write_buffer(&first_indices, 0, bytemuck::cast_slice(&grouped));
+        context
+            .queue()
+            .write_buffer(&second_indices, 0, bytemuck::cast_slice(&scattered));
+        context
+            .run_prepared::<dyn coopgemm::PreparedWork>(&[&first_run, &gemm, &second_run])
+            .expect("launch");
+        let y1: Vec<f32> = pollster::block_on(context.download(&first, values)).unwrap();
+        let comparison = reference(&grouped, &input).compare(&y1);
+        assert!(
+            comparison.passed(),
+            "{kernel}, launch {launch}, run 1: {comparison:?}"
+        );
+        let reversed: Vec<f32> = pollster::block_on(context.download(&permuted, values)).unwrap();
+        for (row, (got, want)) in reversed.chunks(24).zip(y1.chunks(24)).enumerate() {
+            assert!(
+                got.iter()
+                    .zip(want.iter().rev())
+                    .all(|(g, w)| g.to_bits() == w.to_bits()),
+                "{kernel}, launch {launch}: the GEMM's row {row} is {got:?}, not {want:?} reversed"
+            );
+        }
+        let y2: Vec<f32> = pollster::block_on(context.download(&second, values)).unwrap();
+        let comparison = reference(&scattered, &y1).compare(&y2);
+        assert!(
+            comparison.passed(),
+            "{kernel}, launch {launch}, run 2: {comparison:?}"
+        );
+    }
+    // Bad buffers are refused when preparing, as when running.
+    let short = context.upload("short", &[0.0f32; 24]).unwrap();
+    assert!(matches!(
+        context.prepare_mlp(&mlp, &MlpBuffers::new(&mlp, &short, &second, MlpIo::F32, 2)),
+        Err(Error::BufferTooSmall {
+            operand: Operand::Input,
+            ..
+        })
+    ));
+    assert_no_validation_errors();
+}
+
 /// `rows` set indices from `seed`: most in `0..sets`, about three in a hundred out of range
 /// (`sets`, `u32::MAX`, or a little above `sets`) and two in a hundred set 0.
 fn random_sets(rows: usize, sets: u32, seed: u64) -> Vec<u32> {
@@ -666,6 +801,10 @@ macro_rules! per_kernel {
             #[test]
             fn recorded_runs_share_one_submission() {
                 super::recorded_runs_share_one_submission($kernel);
+            }
+            #[test]
+            fn prepared_runs_match_reference() {
+                super::prepared_runs_match_reference($kernel);
             }
         }
     )*};

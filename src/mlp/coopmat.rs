@@ -12,8 +12,10 @@ use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::kind::MlpKernel;
 use crate::mlp::desc::{LayerWeights, MlpDesc};
-use crate::mlp::rows::{MlpBuffers, MlpIo, RowParams};
-use crate::mlp::sets::{record_raw_network, RawNetworkDispatch, SetGrouper, SlotParams};
+use crate::mlp::rows::{BoundRows, MlpIo, RowParams};
+use crate::mlp::sets::{
+    record_raw_network, RawNetworkDispatch, RunOutput, RunTarget, SetGrouper, SlotParams,
+};
 use crate::vulkan::dispatch::{PipelineKey, PushConstants};
 
 /// One compiled variant of `glsl/mlp_coopmat.comp`.
@@ -84,9 +86,8 @@ struct KernelRun<'a, 'b> {
     context: &'a Context,
     backend: &'a CoopmatBackend,
     desc: &'a MlpDesc,
-    buffers: &'a MlpBuffers<'b>,
-    input: BoundRange,
-    output: BoundRange,
+    chunk: &'a BoundRows<'b>,
+    target: RunTarget,
 }
 
 /// The kernel's copy of one network.
@@ -267,14 +268,11 @@ impl CoopmatMlp {
         &self,
         context: &Context,
         desc: &MlpDesc,
-        buffers: &MlpBuffers<'_>,
-        input: BoundRange,
-        output: BoundRange,
-    ) -> Result<Vec<wgpu::CommandBuffer>> {
+        chunk: &BoundRows<'_>,
+        target: RunTarget,
+    ) -> Result<RunOutput> {
+        let buffers = &chunk.buffers;
         let rows = buffers.layout.rows;
-        if rows == 0 {
-            return Ok(Vec::new());
-        }
         let backend = context.coopmat_backend()?;
         let unsupported = |reason: String| Error::MlpNoKernel {
             reasons: vec![(MlpKernel::CoopmatRows, reason)],
@@ -307,9 +305,8 @@ impl CoopmatMlp {
             context,
             backend,
             desc,
-            buffers,
-            input,
-            output,
+            chunk,
+            target,
         };
         self.record_dispatch(run, &key, variant.spirv, blocks.min(ROWS_MAX_GROUPS), None)
     }
@@ -362,15 +359,12 @@ impl CoopmatMlp {
         &self,
         context: &Context,
         desc: &MlpDesc,
-        buffers: &MlpBuffers<'_>,
-        input: BoundRange,
-        output: BoundRange,
+        chunk: &BoundRows<'_>,
         sets: Option<(&SetGrouper, (&wgpu::Buffer, BoundRange))>,
-    ) -> Result<Vec<wgpu::CommandBuffer>> {
+        target: RunTarget,
+    ) -> Result<RunOutput> {
+        let buffers = &chunk.buffers;
         let rows = buffers.layout.rows;
-        if rows == 0 {
-            return Ok(Vec::new());
-        }
         let backend = context.coopmat_backend()?;
         let unsupported = |reason: String| Error::MlpNoKernel {
             reasons: vec![(MlpKernel::Coopmat, reason)],
@@ -397,9 +391,8 @@ impl CoopmatMlp {
             context,
             backend,
             desc,
-            buffers,
-            input,
-            output,
+            chunk,
+            target,
         };
         self.record_dispatch(run, &key, variant.spirv, groups, sets)
     }
@@ -413,15 +406,19 @@ impl CoopmatMlp {
         spirv: &'static [u8],
         groups: u64,
         sets: Option<(&SetGrouper, (&wgpu::Buffer, BoundRange))>,
-    ) -> Result<Vec<wgpu::CommandBuffer>> {
+    ) -> Result<RunOutput> {
         let KernelRun {
             context,
             backend,
             desc,
-            buffers,
+            chunk,
+            target,
+        } = run;
+        let &BoundRows {
+            ref buffers,
             input,
             output,
-        } = run;
+        } = chunk;
         let kernels = backend.raw_kernels();
         let pipeline = kernels.pipeline(key, spirv)?;
         let grid = flat_grid(groups, 1, &context.device().limits())?;
@@ -447,6 +444,12 @@ impl CoopmatMlp {
             table: Some(&self.table),
             sets,
         };
-        record_raw_network(context, dispatch, params, |params| &mut params.slots)
+        record_raw_network(
+            context,
+            dispatch,
+            params,
+            |params| &mut params.slots,
+            target,
+        )
     }
 }

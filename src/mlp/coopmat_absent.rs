@@ -5,8 +5,8 @@ use crate::bindings::BoundRange;
 use crate::context::Context;
 use crate::error::Result;
 use crate::mlp::desc::{LayerWeights, MlpDesc};
-use crate::mlp::rows::{MlpBuffers, MlpIo};
-use crate::mlp::sets::SetGrouper;
+use crate::mlp::rows::{BoundRows, MlpIo};
+use crate::mlp::sets::{RunOutput, RunTarget, SetGrouper};
 
 /// Never built here.
 #[derive(Debug)]
@@ -43,10 +43,9 @@ impl CoopmatMlp {
         &self,
         _context: &Context,
         _desc: &MlpDesc,
-        _buffers: &MlpBuffers<'_>,
-        _input: BoundRange,
-        _output: BoundRange,
-    ) -> Result<Vec<wgpu::CommandBuffer>> {
+        _chunk: &BoundRows<'_>,
+        _target: RunTarget,
+    ) -> Result<RunOutput> {
         match *self {}
     }
 
@@ -54,11 +53,10 @@ impl CoopmatMlp {
         &self,
         _context: &Context,
         _desc: &MlpDesc,
-        _buffers: &MlpBuffers<'_>,
-        _input: BoundRange,
-        _output: BoundRange,
+        _chunk: &BoundRows<'_>,
         _sets: Option<(&SetGrouper, (&wgpu::Buffer, BoundRange))>,
-    ) -> Result<Vec<wgpu::CommandBuffer>> {
+        _target: RunTarget,
+    ) -> Result<RunOutput> {
         match *self {}
     }
 }

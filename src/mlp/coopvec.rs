@@ -19,8 +19,10 @@ use crate::error::{Error, Result};
 use crate::kind::MlpKernel;
 use crate::mlp::coopmat::MlpVariant;
 use crate::mlp::desc::{LayerWeights, MlpDesc};
-use crate::mlp::rows::{MlpBuffers, MlpIo, RowParams};
-use crate::mlp::sets::{record_raw_network, RawNetworkDispatch, SetGrouper, SlotParams};
+use crate::mlp::rows::{BoundRows, MlpIo, RowParams};
+use crate::mlp::sets::{
+    record_raw_network, RawNetworkDispatch, RunOutput, RunTarget, SetGrouper, SlotParams,
+};
 use crate::vulkan::dispatch::{PipelineKey, PushConstants};
 
 include!(concat!(env!("OUT_DIR"), "/mlp_coopvec_variants.rs"));
@@ -257,15 +259,16 @@ impl CoopvecMlp {
     pub(crate) fn record(
         &self,
         context: &Context,
-        buffers: &MlpBuffers<'_>,
-        input: BoundRange,
-        output: BoundRange,
+        chunk: &BoundRows<'_>,
         sets: Option<(&SetGrouper, (&wgpu::Buffer, BoundRange))>,
-    ) -> Result<Vec<wgpu::CommandBuffer>> {
+        target: RunTarget,
+    ) -> Result<RunOutput> {
+        let &BoundRows {
+            ref buffers,
+            input,
+            output,
+        } = chunk;
         let rows = buffers.layout.rows;
-        if rows == 0 {
-            return Ok(Vec::new());
-        }
         let backend = context.coopmat_backend()?;
         let variant = self
             .variant(backend, buffers.io)
@@ -324,7 +327,13 @@ impl CoopvecMlp {
             table: None,
             sets,
         };
-        record_raw_network(context, dispatch, params, |params| &mut params.slots)
+        record_raw_network(
+            context,
+            dispatch,
+            params,
+            |params| &mut params.slots,
+            target,
+        )
     }
 }
 

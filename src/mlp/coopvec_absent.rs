@@ -5,8 +5,8 @@ use crate::bindings::BoundRange;
 use crate::context::Context;
 use crate::error::Result;
 use crate::mlp::desc::{LayerWeights, MlpDesc};
-use crate::mlp::rows::{MlpBuffers, MlpIo};
-use crate::mlp::sets::SetGrouper;
+use crate::mlp::rows::{BoundRows, MlpIo};
+use crate::mlp::sets::{RunOutput, RunTarget, SetGrouper};
 
 /// Never built here.
 #[derive(Debug)]
@@ -33,11 +33,10 @@ impl CoopvecMlp {
     pub(crate) fn record(
         &self,
         _context: &Context,
-        _buffers: &MlpBuffers<'_>,
-        _input: BoundRange,
-        _output: BoundRange,
+        _chunk: &BoundRows<'_>,
         _sets: Option<(&SetGrouper, (&wgpu::Buffer, BoundRange))>,
-    ) -> Result<Vec<wgpu::CommandBuffer>> {
+        _target: RunTarget,
+    ) -> Result<RunOutput> {
         match *self {}
     }
 }

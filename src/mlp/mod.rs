@@ -45,6 +45,8 @@ pub use crate::kind::MlpKernel;
 pub use desc::{LayerWeights, MlpActivation, MlpDesc, MAX_MLP_SETS, MAX_MLP_WIDTH};
 pub use kernel::MlpPlan;
 pub use reference::MlpReference;
+pub(crate) use rows::BoundRows;
 pub use rows::{MlpBuffers, MlpIo, MlpLayout};
 pub use run::{Mlp, RecordedMlp};
 pub use sets::MlpGrouping;
+pub(crate) use sets::{RunOutput, RunTarget};

@@ -210,6 +210,15 @@ impl RowParams {
     }
 }
 
+/// One chunk of a run's rows (see `bind_chunks`): its buffers, checked, with the input and
+/// output ranges they bind.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct BoundRows<'a> {
+    pub(crate) buffers: MlpBuffers<'a>,
+    pub(crate) input: BoundRange,
+    pub(crate) output: BoundRange,
+}
+
 /// The buffers of one run: input rows in, output rows out (`STORAGE` usage, two different
 /// buffers), their element types and where the rows are; for a network with several weight
 /// sets, each row's set index and who groups the rows by set.

@@ -10,8 +10,8 @@ use crate::mlp::coopmat::CoopmatMlp;
 use crate::mlp::coopvec::CoopvecMlp;
 use crate::mlp::desc::{LayerWeights, MlpDesc};
 use crate::mlp::kernel::MlpPlan;
-use crate::mlp::rows::{MlpBuffers, MlpIo, MlpLayout};
-use crate::mlp::sets::{bind_indices, MlpGrouping, SetGrouper};
+use crate::mlp::rows::{BoundRows, MlpBuffers, MlpIo, MlpLayout};
+use crate::mlp::sets::{bind_indices, MlpGrouping, RunOutput, RunTarget, SetGrouper};
 use crate::mlp::simt::SimtMlp;
 use crate::types::Element;
 
@@ -112,11 +112,11 @@ impl<'a> MlpBuffers<'a> {
     /// these with set indices, whose rows the sets' pre-pass reads from the start), each
     /// with its bound input and output ranges. Every chunk is checked before any is
     /// recorded, so that a bad buffer records nothing.
-    fn bind_chunks(
+    pub(crate) fn bind_chunks(
         &self,
         desc: &MlpDesc,
         limits: &wgpu::Limits,
-    ) -> Result<Vec<(MlpBuffers<'a>, BoundRange, BoundRange)>> {
+    ) -> Result<Vec<BoundRows<'a>>> {
         let layouts = match self.set_indices {
             Some(_) => vec![self.layout],
             None => self.layout.chunks(desc, self.io, limits),
@@ -124,9 +124,13 @@ impl<'a> MlpBuffers<'a> {
         layouts
             .into_iter()
             .map(|layout| {
-                let chunk = self.with_layout(layout);
-                let (input, output) = chunk.bind(desc, limits)?;
-                Ok((chunk, input, output))
+                let buffers = self.with_layout(layout);
+                let (input, output) = buffers.bind(desc, limits)?;
+                Ok(BoundRows {
+                    buffers,
+                    input,
+                    output,
+                })
             })
             .collect()
     }
@@ -242,7 +246,7 @@ impl Context {
 
     /// [`Context::plan_mlp`] among the kernels that can record into a shared encoder only,
     /// if `shared_encoder`, for a run with set indices if `indexed`.
-    fn plan_mlp_for(
+    pub(crate) fn plan_mlp_for(
         &self,
         mlp: &Mlp,
         io: MlpIo,
@@ -321,8 +325,8 @@ impl Context {
         buffers: &MlpBuffers<'_>,
     ) -> Result<MlpPlan> {
         let plan = self.plan_mlp_for(mlp, buffers.io, true, buffers.set_indices.is_some())?;
-        for (chunk, input, output) in buffers.bind_chunks(mlp.desc(), &self.device().limits())? {
-            self.encode_simt_rows(mlp, &chunk, input, output, encoder)?;
+        for chunk in buffers.bind_chunks(mlp.desc(), &self.device().limits())? {
+            self.encode_simt_rows(mlp, &chunk, encoder)?;
         }
         Ok(plan)
     }
@@ -355,83 +359,76 @@ impl Context {
     ) -> Result<(MlpPlan, Vec<wgpu::CommandBuffer>)> {
         let plan = self.plan_mlp_for(mlp, buffers.io, false, buffers.set_indices.is_some())?;
         let mut command_buffers = Vec::new();
-        for (chunk, input, output) in buffers.bind_chunks(mlp.desc(), &self.device().limits())? {
-            command_buffers.extend(self.record_mlp_rows(
-                mlp,
-                plan.kernel,
-                &chunk,
-                input,
-                output,
-            )?);
+        for chunk in buffers.bind_chunks(mlp.desc(), &self.device().limits())? {
+            command_buffers.extend(
+                self.run_mlp_rows(mlp, plan.kernel, &chunk, RunTarget::Record)?
+                    .recorded()?,
+            );
         }
         Ok((plan, command_buffers))
     }
 
-    /// Records `mlp` on `kernel` over the rows of `buffers`, bound as `input` and `output`.
-    fn record_mlp_rows(
+    /// Records `mlp` on `kernel` over the rows of `chunk`, or, for [`RunTarget::Prepare`],
+    /// binds its raw dispatch once where it can ([`RunOutput::PerLaunch`] where each launch
+    /// must record: the SIMT kernel, and runs whose slots a pre-pass fills).
+    pub(crate) fn run_mlp_rows(
         &self,
         mlp: &Mlp,
         kernel: MlpKernel,
-        buffers: &MlpBuffers<'_>,
-        input: BoundRange,
-        output: BoundRange,
-    ) -> Result<Vec<wgpu::CommandBuffer>> {
+        chunk: &BoundRows<'_>,
+        target: RunTarget,
+    ) -> Result<RunOutput> {
+        if chunk.buffers.layout.rows == 0 {
+            return Ok(RunOutput::Nothing);
+        }
+        let sets = || {
+            let indices = mlp.bind_set_indices(self, &chunk.buffers)?;
+            Ok::<_, Error>(indices.map(|indices| (&mlp.inner.grouper, indices)))
+        };
         Ok(match kernel {
             // The plan chose the kernel, so the network has its copy.
             MlpKernel::CoopmatRows => kernel_copy(&mlp.inner.coopmat, kernel)?.record_rows(
                 self,
                 mlp.desc(),
-                buffers,
-                input,
-                output,
+                chunk,
+                target,
             )?,
-            MlpKernel::Coopmat => {
-                let indices = mlp.bind_set_indices(self, buffers)?;
-                let sets = indices.map(|indices| (&mlp.inner.grouper, indices));
-                kernel_copy(&mlp.inner.coopmat, kernel)?.record(
-                    self,
-                    mlp.desc(),
-                    buffers,
-                    input,
-                    output,
-                    sets,
-                )?
-            }
+            MlpKernel::Coopmat => kernel_copy(&mlp.inner.coopmat, kernel)?.record(
+                self,
+                mlp.desc(),
+                chunk,
+                sets()?,
+                target,
+            )?,
             MlpKernel::Coopvec => {
-                let indices = mlp.bind_set_indices(self, buffers)?;
-                let sets = indices.map(|indices| (&mlp.inner.grouper, indices));
-                kernel_copy(&mlp.inner.coopvec, kernel)?
-                    .record(self, buffers, input, output, sets)?
+                kernel_copy(&mlp.inner.coopvec, kernel)?.record(self, chunk, sets()?, target)?
             }
+            MlpKernel::Simt if target == RunTarget::Prepare => RunOutput::PerLaunch,
             MlpKernel::Simt => {
                 let mut encoder =
                     self.device()
                         .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                             label: Some("coopgemm network"),
                         });
-                self.encode_simt_rows(mlp, buffers, input, output, &mut encoder)?;
-                vec![encoder.finish()]
+                self.encode_simt_rows(mlp, chunk, &mut encoder)?;
+                RunOutput::Recorded(vec![encoder.finish()])
             }
         })
     }
 
-    /// Records the SIMT network over the rows of `buffers`, bound as `input` and `output`,
-    /// into `encoder`: the caller's ([`Context::encode_mlp`]) or one of the context's own.
+    /// Records the SIMT network over the rows of `chunk` into `encoder`: the caller's
+    /// ([`Context::encode_mlp`]) or one of the context's own.
     fn encode_simt_rows(
         &self,
         mlp: &Mlp,
-        buffers: &MlpBuffers<'_>,
-        input: BoundRange,
-        output: BoundRange,
+        chunk: &BoundRows<'_>,
         encoder: &mut wgpu::CommandEncoder,
     ) -> Result<()> {
-        let indices = mlp.bind_set_indices(self, buffers)?;
+        let indices = mlp.bind_set_indices(self, &chunk.buffers)?;
         mlp.inner.simt.record(
             self,
             mlp.desc(),
-            buffers,
-            input,
-            output,
+            chunk,
             indices.map(|indices| (&mlp.inner.grouper, indices)),
             encoder,
         )

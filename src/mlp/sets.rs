@@ -376,7 +376,44 @@ pub(crate) struct RawNetworkDispatch<'a> {
     pub sets: Option<(&'a SetGrouper, (&'a wgpu::Buffer, BoundRange))>,
 }
 
-/// Records one run of a raw-Vulkan network kernel (cooperative matrices or vectors).
+/// What a raw-Vulkan network kernel makes of a run: its commands now, or its dispatch
+/// bound once for many launches ([`crate::PreparedMlp`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RunTarget {
+    Record,
+    Prepare,
+}
+
+/// A raw network run, as its [`RunTarget`] asked.
+pub(crate) enum RunOutput {
+    /// Its command buffers, in submission order.
+    Recorded(Vec<wgpu::CommandBuffer>),
+    /// Its dispatch, bound once.
+    #[cfg(vulkan_interop)]
+    Prepared(Box<crate::vulkan::prepared::PreparedDispatch>),
+    /// No rows: nothing to record or launch.
+    Nothing,
+    /// Not bound: each run first fills the run buffer (the library's grouping, or the
+    /// copy of the caller's indices after a layer table), so each launch records it.
+    PerLaunch,
+}
+
+impl RunOutput {
+    /// The command buffers of a run recorded with [`RunTarget::Record`].
+    pub(crate) fn recorded(self) -> Result<Vec<wgpu::CommandBuffer>> {
+        match self {
+            RunOutput::Recorded(command_buffers) => Ok(command_buffers),
+            RunOutput::Nothing => Ok(Vec::new()),
+            _ => Err(Error::Device(
+                "a network run was prepared, not recorded".into(),
+            )),
+        }
+    }
+}
+
+/// Records one run of a raw-Vulkan network kernel (cooperative matrices or vectors), or,
+/// for [`RunTarget::Prepare`], binds its dispatch once where no pre-pass must run before
+/// each launch.
 ///
 /// With set indices, [`SetGrouper::record`] first fills the run buffer
 /// in a command buffer of its own, submitted before the kernel's: the kernel's layer table
@@ -392,13 +429,15 @@ pub(crate) fn record_raw_network<P: bytemuck::Pod>(
     dispatch: RawNetworkDispatch<'_>,
     mut params: P,
     slots_of: impl FnOnce(&mut P) -> &mut SlotParams,
-) -> Result<Vec<wgpu::CommandBuffer>> {
+    target: RunTarget,
+) -> Result<RunOutput> {
     let mut command_buffers = Vec::new();
     let mut slots = None;
     if let Some((grouper, indices)) = dispatch.sets {
         let grouping = dispatch.buffers.grouping;
         let run = match grouper.caller_slots(indices, grouping, dispatch.table) {
             Some(run) => run,
+            None if target == RunTarget::Prepare => return Ok(RunOutput::PerLaunch),
             None => {
                 let mut encoder =
                     context
@@ -440,6 +479,15 @@ pub(crate) fn record_raw_network<P: bytemuck::Pod>(
         table,
     ];
     let kernels = dispatch.kernels;
+    if target == RunTarget::Prepare {
+        let prepared = kernels.prepare_dispatch(
+            dispatch.pipeline,
+            &bindings,
+            bytemuck::bytes_of(&params),
+            dispatch.grid,
+        )?;
+        return Ok(RunOutput::Prepared(Box::new(prepared)));
+    }
     let timestamp_pair = context
         .timer()
         .and_then(|(timer, _)| timer.claim_raw(kernels.has_timestamps()));
@@ -450,7 +498,7 @@ pub(crate) fn record_raw_network<P: bytemuck::Pod>(
         dispatch.grid,
         timestamp_pair,
     )?);
-    Ok(command_buffers)
+    Ok(RunOutput::Recorded(command_buffers))
 }
 
 #[cfg(test)]

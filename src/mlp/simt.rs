@@ -9,7 +9,7 @@ use crate::context::Context;
 use crate::error::Result;
 use crate::memo::Memo;
 use crate::mlp::desc::{LayerWeights, MlpDesc};
-use crate::mlp::rows::{MlpBuffers, MlpIo, RowParams};
+use crate::mlp::rows::{BoundRows, MlpIo, RowParams};
 use crate::mlp::sets::{SetGrouper, SlotParams, SlotRun};
 use crate::shader::{wgsl_module, Checks};
 use crate::types::DType;
@@ -219,17 +219,19 @@ impl SimtMlp {
 
     /// Records one dispatch over every row into `encoder`, after the sets' pre-pass where
     /// the run has set indices (`indices`, checked).
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn record(
         &self,
         context: &Context,
         desc: &MlpDesc,
-        buffers: &MlpBuffers<'_>,
-        input: BoundRange,
-        output: BoundRange,
+        chunk: &BoundRows<'_>,
         sets: Option<(&SetGrouper, (&wgpu::Buffer, BoundRange))>,
         encoder: &mut wgpu::CommandEncoder,
     ) -> Result<()> {
+        let &BoundRows {
+            ref buffers,
+            input,
+            output,
+        } = chunk;
         let rows = buffers.layout.rows;
         if rows == 0 {
             return Ok(());

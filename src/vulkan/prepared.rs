@@ -41,14 +41,23 @@ impl std::fmt::Debug for PreparedDispatch {
 
 impl VulkanKernels {
     /// Binds one dispatch of `pipeline` over `grid` with the four ranges of the shared set
-    /// layout and `push`, for [`VulkanKernels::record_prepared`].
+    /// layout and the push constants `push` (a GEMM's [`PushConstants`], or a network
+    /// kernel's block of the same size), for [`VulkanKernels::record_prepared`].
     pub(crate) fn prepare_dispatch(
         &self,
         pipeline: vk::Pipeline,
         bindings: &[(&wgpu::Buffer, BoundRange); 4],
-        push: PushConstants,
+        push: &[u8],
         grid: [u32; 3],
     ) -> Result<PreparedDispatch> {
+        if push.len() != std::mem::size_of::<PushConstants>() {
+            return Err(Error::Pipeline(format!(
+                "{} bytes of push constants for a {}-byte range",
+                push.len(),
+                std::mem::size_of::<PushConstants>()
+            )));
+        }
+        let push: PushConstants = bytemuck::pod_read_unaligned(push);
         let raw = raw_buffers(bindings)?;
         let sizes = [vk::DescriptorPoolSize::default()
             .ty(vk::DescriptorType::STORAGE_BUFFER)

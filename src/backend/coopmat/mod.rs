@@ -370,7 +370,7 @@ impl CoopmatBackend {
             .prepare_dispatch(
                 dispatch.pipeline,
                 &gemm_bindings(buffers, &dispatch.plan),
-                dispatch.push,
+                bytemuck::bytes_of(&dispatch.push),
                 dispatch.grid,
             )
             .map(Some)

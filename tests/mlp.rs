@@ -524,6 +524,7 @@ fn prepared_runs_match_reference(kernel: MlpKernel) {
         raw && !(indexed && kernel == MlpKernel::Coopmat),
         "{kernel}: run 1 bound once"
     );
+    // The library's grouping runs its pre-pass at each launch.
     assert_eq!(
         second_run.is_bound(),
         raw && !indexed,
@@ -636,6 +637,54 @@ fn row_kernel_refuses_set_indices() {
         }
         other => panic!("expected MlpNoKernel, got {other:?}"),
     }
+}
+
+/// 1500 weight sets of a small network, rows assigned at random (some out of range) and
+/// grouped by the library: the pre-pass's scan walks many bins, and subgroups hold several
+/// sets; and three sets over four thousand rows with gaps between them, f16 in and f32 out.
+fn many_sets_match_reference(kernel: MlpKernel) {
+    if kernel == MlpKernel::CoopmatRows {
+        return row_kernel_refuses_set_indices();
+    }
+    let context = context().clone();
+    let desc = MlpDesc::uniform(&[4, 8, 3], MlpActivation::Relu, MlpActivation::Sigmoid);
+    let sets: Vec<_> = (0..1500)
+        .map(|seed| LayerWeights::seeded(&desc, 7000 + seed))
+        .collect();
+    let Some(mlp) = sets_on(&context, kernel, &desc, &sets) else {
+        return;
+    };
+    let rows = 3001;
+    let indices = random_sets(rows, 1500, 17);
+    let few = sets_on(&context, kernel, &desc, &sets[..3]).expect("three sets");
+    let few_rows = 4 * 1024 + 5;
+    let few_indices = random_sets(few_rows, 3, 18);
+    let mut failures = Vec::new();
+    for (case, result) in [
+        check_case_sets::<f32, f32>(
+            &context,
+            &mlp,
+            MlpLayout::new(&desc, rows as u32),
+            21,
+            Some((&indices, MlpGrouping::Library)),
+        ),
+        check_case_sets::<f16, f32>(
+            &context,
+            &few,
+            layout(&desc, few_rows as u32, 2, 1),
+            22,
+            Some((&few_indices, MlpGrouping::Library)),
+        ),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        if let Err(why) = result {
+            failures.push(format!("{kernel} case {case}: {why}"));
+        }
+    }
+    assert_all_passed(2, &failures);
+    assert_no_validation_errors();
 }
 
 /// Five weight sets, odd widths: random indices grouped by the library, the same sorted and
@@ -801,6 +850,10 @@ macro_rules! per_kernel {
             #[test]
             fn recorded_runs_share_one_submission() {
                 super::recorded_runs_share_one_submission($kernel);
+            }
+            #[test]
+            fn many_sets_match_reference() {
+                super::many_sets_match_reference($kernel);
             }
             #[test]
             fn prepared_runs_match_reference() {

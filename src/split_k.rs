@@ -68,9 +68,14 @@ impl AutoSplit {
     };
     /// The coopmat2 kernel's few-row tiles
     /// ([`WorkgroupScopeConfig::FEW_ROWS_TILES`](crate::config::WorkgroupScopeConfig::FEW_ROWS_TILES)),
-    /// `block_n` columns wide: about 16384 / `block_n` workgroups (128 for the 64-row tile,
-    /// 128 columns wide; 256 for the 32-row tile, 64 wide), at least 4096 of K. That is 4
-    /// slices at N = 4096 on either tile. On the H100 (f16, 16 to 64 rows,
+    /// `block_m` rows by `block_n` columns: about 524288 / (`block_m` x `block_n`)
+    /// workgroups, counting at most 32 rows (128 for the 64-row tile, 128 columns wide; 256
+    /// for the 32-row tile, 64 wide; 512 for the 16-row tile, 64 wide), at least 4096 of K.
+    /// That is 4 slices at N = 4096 on the two larger tiles, 8 on the 16-row tile. On the
+    /// H200 (f16, 16 rows on the 16-row tile,
+    /// `examples/results/h200-2026-12-02-sixteen-row-tiles/`) 16 x 4096 x 14336 ran in
+    /// 47.7 us in 8 slices against 61.4 in 4 and 62.3 in 16, 16 x 14336 x 4096 in 48.4 in 2
+    /// against 51.5 in 4 and 57.0 in 8. On the H100 (f16, 16 to 64 rows,
     /// `examples/results/h100-2026-11-27-few-rows/`, `h100-2026-11-27-rows64/` and
     /// `h100-2026-11-27-few-row-tiles/`):
     /// - N = 4096 ran fastest in 4 slices on both tiles (64 x 4096 x 4096: 31-32 us, against
@@ -84,8 +89,9 @@ impl AutoSplit {
     /// 4 slices took 16 x 4096 x 14336 from 92.8 / 107.6 us to 50.8 / 90.7 and
     /// 32 x 4096 x 14336 from 75.6 / 83.5 to 41.1 / 76.4, but K = 4096 from 18.8 / 26.8 to
     /// 20.5 / 30.3 (16 rows) and 13.3 / 21.9 to 17.8 / 27.8 (32 rows).
-    pub(crate) fn few_rows(block_n: u32, eight_bit: bool) -> AutoSplit {
-        let workgroups = FEW_ROWS_SPLIT_COLUMNS / u64::from(block_n.max(1));
+    pub(crate) fn few_rows(block_m: u32, block_n: u32, eight_bit: bool) -> AutoSplit {
+        let area = u64::from(block_m.clamp(1, 32)) * u64::from(block_n.max(1));
+        let workgroups = FEW_ROWS_SPLIT_AREA / area;
         AutoSplit {
             max_tiles: workgroups,
             min_k: if eight_bit { 8 } else { 4 } * MIN_SLICE_K,
@@ -114,7 +120,7 @@ impl AutoSplit {
             _ if cpu => None,
             KernelConfig::Simt(_) => Some(AutoSplit::SIMT),
             KernelConfig::Coopmat(CoopmatPlan::WorkgroupScope(tile)) if tile.is_few_rows_tile() => {
-                Some(AutoSplit::few_rows(tile.block_n, eight_bit))
+                Some(AutoSplit::few_rows(tile.block_m, tile.block_n, eight_bit))
             }
             // Its subgroups split K within each workgroup.
             KernelConfig::Coopmat(CoopmatPlan::Decode(_)) => None,
@@ -137,8 +143,9 @@ impl AutoSplit {
     }
 }
 
-/// Columns of C times slices that a few-row tile's split aims at ([`AutoSplit::few_rows`]).
-const FEW_ROWS_SPLIT_COLUMNS: u64 = 16384;
+/// Elements of C times slices that a few-row tile's split aims at, counting at most 32 rows
+/// per tile ([`AutoSplit::few_rows`]).
+const FEW_ROWS_SPLIT_AREA: u64 = 32 * 16384;
 
 /// The shortest K range worth a slice under `Auto` (the measurement: `docs/benchmarks.md`,
 /// SIMT).
@@ -534,10 +541,15 @@ mod tests {
         );
         // The few-row tiles: 4 slices at N = 4096 on either, 2 at N = 8192, none for
         // N = 14336 or a short K.
-        let (narrow, wide) = (
-            AutoSplit::few_rows(64, false),
-            AutoSplit::few_rows(128, false),
+        let (sixteen, narrow, wide) = (
+            AutoSplit::few_rows(16, 64, false),
+            AutoSplit::few_rows(32, 64, false),
+            AutoSplit::few_rows(64, 128, false),
         );
+        // The 16-row tile: 8 slices at N = 4096, 2 at N = 14336, 4 where K = 4096.
+        assert_eq!(split(16, 4096, 14336, (16, 64), sixteen), Some(8));
+        assert_eq!(split(16, 14336, 4096, (16, 64), sixteen), Some(2));
+        assert_eq!(split(16, 4096, 4096, (16, 64), sixteen), Some(4));
         assert_eq!(split(16, 4096, 14336, (32, 64), narrow), Some(4));
         assert_eq!(split(32, 4096, 4096, (32, 64), narrow), Some(4));
         assert_eq!(split(32, 8192, 4096, (32, 64), narrow), Some(2));
@@ -547,7 +559,7 @@ mod tests {
         assert_eq!(split(64, 8192, 4096, (64, 128), wide), Some(2));
         assert_eq!(split(64, 14336, 4096, (64, 128), wide), None);
         // 8-bit few-row tiles only from 8192 of K.
-        let eight_bit = AutoSplit::few_rows(32, true);
+        let eight_bit = AutoSplit::few_rows(32, 32, true);
         assert_eq!(split(16, 4096, 14336, (32, 32), eight_bit), Some(4));
         assert_eq!(split(16, 4096, 4096, (32, 32), eight_bit), None);
         // SIMT splits more.
@@ -580,9 +592,10 @@ mod tests {
         for policy in [
             AutoSplit::SIMT,
             AutoSplit::COOPMAT,
-            AutoSplit::few_rows(64, false),
-            AutoSplit::few_rows(128, false),
-            AutoSplit::few_rows(32, true),
+            AutoSplit::few_rows(16, 64, false),
+            AutoSplit::few_rows(32, 64, false),
+            AutoSplit::few_rows(64, 128, false),
+            AutoSplit::few_rows(32, 32, true),
         ] {
             assert!(policy.min_k >= AutoSplit::SHORTEST_K, "{policy:?}");
         }

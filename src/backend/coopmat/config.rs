@@ -148,14 +148,23 @@ impl WorkgroupScopeConfig {
         }
     }
 
-    /// The tiles (block_m, block_n, block_k) for GEMMs of [`Self::FEW_ROWS`] rows: 32 rows
-    /// by 64 columns of C per workgroup up to 32 rows, 64 by 128 above; split along K so
-    /// that their few tiles fill the GPU (`split_k::AutoSplit::few_rows`). The narrower
-    /// 32-row tile gives a decode product twice the workgroups of a 128-column one at the
-    /// same split; on the H100 16 x 4096 x 14336 ran in 73-78 us on it (4 slices) against
-    /// 79-88 on 32x128x64 tiles, 32 x 4096 x 14336 in 63-68 against 65-70
-    /// (`examples/results/h100-2026-11-27-few-row-tiles/`).
-    pub const FEW_ROWS_TILES: [(u32, u32, u32); 2] = [(32, 64, 64), (64, 128, 64)];
+    /// The tiles (block_m, block_n, block_k) for GEMMs of [`Self::FEW_ROWS`] rows, the
+    /// first whose rows hold the GEMM's: 16 rows by 64 columns of C per workgroup up to 16
+    /// rows (64 invocations: the devices' coopmat2 shapes of 128 and 256 invocations want
+    /// 32 rows), 32 by 64 up to 32 rows, 64 by 128 above; split along K so that their few
+    /// tiles fill the GPU (`split_k::AutoSplit::few_rows`).
+    /// - The 16-row tile (H200, GPU time, B column / row-major,
+    ///   `examples/results/h200-2026-12-02-sixteen-row-tiles/`): 16 x 4096 x 14336 47.7 /
+    ///   47.1 us (8 slices) against 62.5 / 61.0 on the 32-row tile, 16 x 14336 x 4096 48.4 /
+    ///   47.3 (2 slices) against 62.2 / 61.2, 12 x 4096 x 14336 57.4 / 55.4 against 62.3 /
+    ///   61.0, 16 x 4096 x 4096 18.4 / 18.0 against 21.1 / 21.1; bf16 alike. Tiles of 16 x
+    ///   128, 16 x 32, 16 x 64 x 32, 64 x 16 with the operands swapped and 32 invocations
+    ///   were all slower.
+    /// - The 32-row tile gives a decode product twice the workgroups of a 128-column one at
+    ///   the same split; on the H100 16 x 4096 x 14336 ran in 73-78 us on it (4 slices)
+    ///   against 79-88 on 32x128x64 tiles, 32 x 4096 x 14336 in 63-68 against 65-70
+    ///   (`examples/results/h100-2026-11-27-few-row-tiles/`).
+    pub const FEW_ROWS_TILES: [(u32, u32, u32); 3] = [(16, 64, 64), (32, 64, 64), (64, 128, 64)];
     /// GEMMs of this many rows with f16 inputs summed in f32 run on a few-row tile
     /// ([`Self::few_rows_tile`]) instead of the skinny kernel, which does every
     /// multiply-add on the CUDA cores, or the large tiles, which leave most of the GPU idle.
@@ -177,7 +186,11 @@ impl WorkgroupScopeConfig {
     /// `examples/results/h100-2026-11-28-few-rows-types/`), against the skinny kernel:
     /// 16 x 4096 x 4096 18.8 / 26.8 us against 32.8 / 51.4, 16 x 14336 x 4096 42.1 / 69.7
     /// against 100.4 / 151.1, 16 x 4096 x 14336 (4 slices) 50.8 / 90.7 against 94.2 / 128.6,
-    /// 32 x 4096 x 14336 (4 slices) 41.1 / 76.4 against 175.5 / 243.5.
+    /// 32 x 4096 x 14336 (4 slices) 41.1 / 76.4 against 175.5 / 243.5. A tile of 16 rows (16
+    /// x 64 x 128, 64 invocations) was faster still with B column-major on the H200 (16 x
+    /// 4096 x 14336 33.5 us against 41.9 on the decode kernel) but stalled the guarded
+    /// few-row suite there, so it is not among them
+    /// (`examples/results/h200-2026-12-02-sixteen-row-tiles/`).
     pub const FEW_ROWS_I8_TILES: [(u32, u32, u32); 2] = [(32, 32, 128), (32, 64, 128)];
     /// GEMMs of 8-bit inputs with this many rows (the row counts measured) run on a
     /// few-row tile ([`Self::FEW_ROWS_I8_TILES`]).
@@ -209,13 +222,15 @@ impl WorkgroupScopeConfig {
     }
 
     /// The few-row tile for GEMMs of `rows` rows, `columns` columns and `types`, where they
-    /// take one ([`Self::takes_few_rows`]): for 16-bit inputs the one of 32 rows up to 32
-    /// rows, of 64 above; for 8-bit inputs the narrow one below
+    /// take one ([`Self::takes_few_rows`]): for 16-bit inputs the one of 16 rows up to 16
+    /// rows, of 32 up to 32, of 64 above; for 8-bit inputs the narrow one below
     /// [`Self::FEW_ROWS_I8_WIDE_FROM`] columns, the wide one from there.
     ///
     /// ```
     /// use coopgemm::{config::WorkgroupScopeConfig, GemmTypes};
     /// let tile = WorkgroupScopeConfig::few_rows_tile;
+    /// assert_eq!(tile(12, 4096, GemmTypes::F16_F32), Some((16, 64, 64)));
+    /// assert_eq!(tile(17, 4096, GemmTypes::F16_F32), Some((32, 64, 64)));
     /// assert_eq!(tile(32, 4096, GemmTypes::F16_F32), Some((32, 64, 64)));
     /// assert_eq!(tile(33, 4096, GemmTypes::F16_F32), Some((64, 128, 64)));
     /// assert_eq!(tile(1, 4096, GemmTypes::F16_F32), None);
@@ -230,11 +245,12 @@ impl WorkgroupScopeConfig {
             let wide = columns >= Self::FEW_ROWS_I8_WIDE_FROM;
             return Some(Self::FEW_ROWS_I8_TILES[usize::from(wide)]);
         }
+        let tiles = &Self::FEW_ROWS_TILES;
         Some(
-            *Self::FEW_ROWS_TILES
+            *tiles
                 .iter()
                 .find(|tile| rows <= tile.0)
-                .unwrap_or(&Self::FEW_ROWS_TILES[1]),
+                .unwrap_or(&tiles[tiles.len() - 1]),
         )
     }
 

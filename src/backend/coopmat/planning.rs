@@ -356,23 +356,35 @@ impl CoopmatBackend {
             0 => self.info.max_workgroup_invocations,
             limit => limit.min(self.info.max_workgroup_invocations),
         };
-        // The largest workgroup the device offers for these types (more subgroups per
-        // tile), unless the forced tile names another.
-        let offered = self.info.flexible_shapes.iter().filter(|s| {
-            s.workgroup_scope && s.types == want && s.workgroup_invocations <= max_invocations
-        });
-        let shape = match self.overrides.workgroup_size {
-            Some(invocations) => offered
-                .clone()
-                .find(|s| s.workgroup_invocations == invocations)
-                .or_else(|| {
-                    log::warn!(
-                        "no coopmat2 shape for {invocations} invocations; using the largest"
-                    );
-                    offered.max_by_key(|s| s.workgroup_invocations)
-                })?,
-            None => offered.max_by_key(|s| s.workgroup_invocations)?,
+        // Per tile, the largest workgroup the device offers for these types whose
+        // granularity divides the tile (more subgroups per tile; a 16-row tile takes a
+        // shape of fewer invocations), unless the forced tile names another.
+        let offered: Vec<_> = self
+            .info
+            .flexible_shapes
+            .iter()
+            .filter(|s| {
+                s.workgroup_scope && s.types == want && s.workgroup_invocations <= max_invocations
+            })
+            .collect();
+        let shapes: Vec<_> = match self.overrides.workgroup_size {
+            Some(invocations) => {
+                let named = offered
+                    .iter()
+                    .find(|s| s.workgroup_invocations == invocations)
+                    .or_else(|| {
+                        log::warn!(
+                            "no coopmat2 shape for {invocations} invocations; using the largest"
+                        );
+                        offered.iter().max_by_key(|s| s.workgroup_invocations)
+                    });
+                named.into_iter().copied().collect()
+            }
+            None => offered,
         };
+        if shapes.is_empty() {
+            return None;
+        }
         let max_dimension = if self.info.flexible_max_dimension == 0 {
             u32::MAX
         } else {
@@ -393,21 +405,28 @@ impl CoopmatBackend {
                     .filter(|tile| Some(*tile) != forced),
             )
             .filter(|&(bm, bn, bk)| {
-                bm % shape.m_granularity == 0
-                    && bn % shape.n_granularity == 0
-                    && gemm.b.order.panel_width().is_none_or(|w| bn == w)
-                    && bk % shape.k_granularity == 0
+                gemm.b.order.panel_width().is_none_or(|w| bn == w)
                     && bm.max(bn).max(bk) <= max_dimension
             })
-            .map(|(block_m, block_n, block_k)| WorkgroupScopeConfig {
-                variant,
-                block_m,
-                block_n,
-                block_k,
-                workgroup_size: shape.workgroup_invocations,
-                k_unroll: self.overrides.k_unroll.unwrap_or(
-                    WorkgroupScopeConfig::default_k_unroll(gemm.gemm.k, block_k, types.input),
-                ),
+            .filter_map(|(block_m, block_n, block_k)| {
+                let shape = shapes
+                    .iter()
+                    .filter(|shape| {
+                        block_m % shape.m_granularity.max(1) == 0
+                            && block_n % shape.n_granularity.max(1) == 0
+                            && block_k % shape.k_granularity.max(1) == 0
+                    })
+                    .max_by_key(|shape| shape.workgroup_invocations)?;
+                Some(WorkgroupScopeConfig {
+                    variant,
+                    block_m,
+                    block_n,
+                    block_k,
+                    workgroup_size: shape.workgroup_invocations,
+                    k_unroll: self.overrides.k_unroll.unwrap_or(
+                        WorkgroupScopeConfig::default_k_unroll(gemm.gemm.k, block_k, types.input),
+                    ),
+                })
             })
             .collect();
         Some(fitting)

@@ -8,8 +8,8 @@
 //!    and B is row-major, B is copied first and the rest of the plan is for the copy.
 //! 3. **Split-K** — [`SplitK::choose`] on the backend's heuristic tile (automatic splits only
 //!    where measured to pay: SIMT on a GPU, the cooperative-matrix kernels' GEMMs of at
-//!    most 64 tiles and K of 8192 or more, and the coopmat2 kernel's few-row tile into about
-//!    128 workgroups), kept only if every partial GEMM runs on the same backend.
+//!    most 64 tiles and K of 8192 or more, and the coopmat2 kernel's few-row tiles into about
+//!    512, 256 or 128 workgroups), kept only if every partial GEMM runs on the same backend.
 //! 4. **Configuration** — per kernel launch (the GEMM, or a split's batch of equal slices and its remainder): the tuner's
 //!    winner for its shape class, else the backend's heuristic ([`Backend::choose`]).
 //!

@@ -75,7 +75,7 @@ impl AutoSplit {
     /// H200 (f16, 16 rows on the 16-row tile,
     /// `examples/results/h200-2026-12-02-sixteen-row-tiles/`) 16 x 4096 x 14336 ran in
     /// 47.7 us in 8 slices against 61.4 in 4 and 62.3 in 16, 16 x 14336 x 4096 in 48.4 in 2
-    /// against 51.5 in 4 and 57.0 in 8. On the H100 (f16, 16 to 64 rows,
+    /// against 51.5 in 4 and 57.0 in 8 (call 2 there). On the H100 (f16, 16 to 64 rows,
     /// `examples/results/h100-2026-11-27-few-rows/`, `h100-2026-11-27-rows64/` and
     /// `h100-2026-11-27-few-row-tiles/`):
     /// - N = 4096 ran fastest in 4 slices on both tiles (64 x 4096 x 4096: 31-32 us, against
@@ -539,7 +539,7 @@ mod tests {
             split(4096, 512, 14336, (128, 128), AutoSplit::COOPMAT),
             None
         );
-        // The few-row tiles: 4 slices at N = 4096 on either, 2 at N = 8192, none for
+        // The 32- and 64-row tiles: 4 slices at N = 4096 on either, 2 at N = 8192, none for
         // N = 14336 or a short K.
         let (sixteen, narrow, wide) = (
             AutoSplit::few_rows(16, 64, false),

@@ -157,7 +157,7 @@ impl WorkgroupScopeConfig {
     ///   `examples/results/h200-2026-12-02-sixteen-row-tiles/`): 16 x 4096 x 14336 47.7 /
     ///   47.1 us (8 slices) against 62.5 / 61.0 on the 32-row tile, 16 x 14336 x 4096 48.4 /
     ///   47.3 (2 slices) against 62.2 / 61.2, 12 x 4096 x 14336 57.4 / 55.4 against 62.3 /
-    ///   61.0, 16 x 4096 x 4096 18.4 / 18.0 against 21.1 / 21.1; bf16 alike. Tiles of 16 x
+    ///   61.0, 16 x 4096 x 4096 18.8 / 18.0 (4 slices, as planned) against 21.1 / 21.1; bf16 alike. Tiles of 16 x
     ///   128, 16 x 32, 16 x 64 x 32, 64 x 16 with the operands swapped and 32 invocations
     ///   were all slower.
     /// - The 32-row tile gives a decode product twice the workgroups of a 128-column one at

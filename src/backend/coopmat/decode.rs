@@ -49,7 +49,8 @@ impl DecodeConfig {
     ///   4096 17 against 30 (skinny).
     ///
     /// With f16 or bf16 weights it was slower wherever B comes from memory (f16, 16 x 4096
-    /// x 14336: 71-75 us against 61-62 on the few-row tile; 1 to 8 rows 1.3-2x slower than
+    /// x 14336: 71-75 us against 61-62 on the 32-row few-row tile, about 48 on the 16-row
+    /// one since 2026-12-02; 1 to 8 rows 1.3-2x slower than
     /// the skinny kernel), so those stay on the other kernels; tuning still times it.
     pub const ROWS_B_ROW_MAJOR: std::ops::RangeInclusive<u32> = 4..=16;
 

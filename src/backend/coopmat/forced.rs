@@ -30,7 +30,8 @@ pub struct WorkgroupScopeTile {
     pub block_k: u32,
     /// Full K blocks per iteration of the K loop (`None`: the backend's default).
     pub k_unroll: Option<u32>,
-    /// Invocations per workgroup (`None`: the device's largest for the types).
+    /// Invocations per workgroup (`None`: the device's largest for the types whose
+    /// granularity divides the tile).
     pub workgroup_size: Option<u32>,
 }
 
@@ -173,7 +174,7 @@ pub(crate) struct TuningOverrides {
     /// The K unroll of the forced coopmat2 tile, where it names one.
     pub(crate) k_unroll: Option<u32>,
     /// The coopmat2 workgroup size (invocations), where the forced tile names one; the
-    /// device's largest for the types otherwise.
+    /// device's largest for the types whose granularity divides each tile otherwise.
     pub(crate) workgroup_size: Option<u32>,
 }
 

@@ -5,6 +5,7 @@
 //! each filtered by what the device's shapes, shared memory and grid limits allow.
 
 use super::*;
+use crate::device_info::FlexibleShape;
 
 impl CoopmatBackend {
     /// The kernel and configuration used for a description: the skinny kernel for GEMMs of
@@ -367,19 +368,17 @@ impl CoopmatBackend {
                 s.workgroup_scope && s.types == want && s.workgroup_invocations <= max_invocations
             })
             .collect();
-        let shapes: Vec<_> = match self.overrides.workgroup_size {
-            Some(invocations) => {
-                let named = offered
-                    .iter()
-                    .find(|s| s.workgroup_invocations == invocations)
-                    .or_else(|| {
-                        log::warn!(
-                            "no coopmat2 shape for {invocations} invocations; using the largest"
-                        );
-                        offered.iter().max_by_key(|s| s.workgroup_invocations)
-                    });
-                named.into_iter().copied().collect()
+        let named = self.overrides.workgroup_size.and_then(|invocations| {
+            let named = offered
+                .iter()
+                .find(|s| s.workgroup_invocations == invocations);
+            if named.is_none() {
+                log::warn!("no coopmat2 shape for {invocations} invocations; choosing per tile");
             }
+            named.copied()
+        });
+        let shapes = match named {
+            Some(shape) => vec![shape],
             None => offered,
         };
         if shapes.is_empty() {
@@ -409,14 +408,7 @@ impl CoopmatBackend {
                     && bm.max(bn).max(bk) <= max_dimension
             })
             .filter_map(|(block_m, block_n, block_k)| {
-                let shape = shapes
-                    .iter()
-                    .filter(|shape| {
-                        block_m % shape.m_granularity.max(1) == 0
-                            && block_n % shape.n_granularity.max(1) == 0
-                            && block_k % shape.k_granularity.max(1) == 0
-                    })
-                    .max_by_key(|shape| shape.workgroup_invocations)?;
+                let shape = largest_shape_for(&shapes, (block_m, block_n, block_k))?;
                 Some(WorkgroupScopeConfig {
                     variant,
                     block_m,
@@ -480,5 +472,64 @@ impl CoopmatBackend {
             });
         }
         Ok(fitting)
+    }
+}
+
+/// The shape of `shapes` with the most invocations whose granularities divide `tile`
+/// (block_m, block_n, block_k): on NVIDIA, 256 invocations for tiles of 32 rows and columns,
+/// 64 for a 16-row tile.
+fn largest_shape_for<'a>(
+    shapes: &[&'a FlexibleShape],
+    (block_m, block_n, block_k): (u32, u32, u32),
+) -> Option<&'a FlexibleShape> {
+    shapes
+        .iter()
+        .copied()
+        .filter(|shape| {
+            block_m % shape.m_granularity.max(1) == 0
+                && block_n % shape.n_granularity.max(1) == 0
+                && block_k % shape.k_granularity.max(1) == 0
+        })
+        .max_by_key(|shape| shape.workgroup_invocations)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// NVIDIA's workgroup-scope f16 shapes (as the H100 and H200 list them).
+    fn nvidia_shapes() -> Vec<FlexibleShape> {
+        [(16, 16, 32), (16, 16, 64), (32, 16, 128), (32, 32, 256)]
+            .into_iter()
+            .map(|(m, n, invocations)| FlexibleShape {
+                m_granularity: m,
+                n_granularity: n,
+                k_granularity: 16,
+                types: [
+                    Some(DType::F16),
+                    Some(DType::F16),
+                    Some(DType::F32),
+                    Some(DType::F32),
+                ],
+                workgroup_scope: true,
+                workgroup_invocations: invocations,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn each_tile_takes_the_largest_workgroup_that_divides_it() {
+        let shapes = nvidia_shapes();
+        let shapes: Vec<&FlexibleShape> = shapes.iter().collect();
+        let invocations =
+            |tile| largest_shape_for(&shapes, tile).map(|shape| shape.workgroup_invocations);
+        assert_eq!(invocations((128, 256, 32)), Some(256));
+        assert_eq!(invocations((32, 64, 64)), Some(256));
+        assert_eq!(invocations((16, 64, 64)), Some(64));
+        assert_eq!(invocations((32, 16, 64)), Some(128));
+        assert_eq!(invocations((16, 16, 16)), Some(64));
+        assert_eq!(invocations((8, 64, 64)), None);
+        assert_eq!(invocations((32, 64, 8)), None);
+        assert_eq!(largest_shape_for(&[], (32, 32, 32)), None);
     }
 }

@@ -157,9 +157,9 @@ impl WorkgroupScopeConfig {
     ///   `examples/results/h200-2026-12-02-sixteen-row-tiles/`): 16 x 4096 x 14336 47.7 /
     ///   47.1 us (8 slices) against 62.5 / 61.0 on the 32-row tile, 16 x 14336 x 4096 48.4 /
     ///   47.3 (2 slices) against 62.2 / 61.2, 12 x 4096 x 14336 57.4 / 55.4 against 62.3 /
-    ///   61.0, 16 x 4096 x 4096 18.8 / 18.0 (4 slices, as planned) against 21.1 / 21.1; bf16 alike. Tiles of 16 x
-    ///   128, 16 x 32, 16 x 64 x 32, 64 x 16 with the operands swapped and 32 invocations
-    ///   were all slower.
+    ///   61.0, 16 x 4096 x 4096 18.8 / 18.0 (4 slices, as planned) against 21.1 / 21.1;
+    ///   bf16 alike. Tiles of 16 x 128, 16 x 32, 16 x 64 x 32, 64 x 16 with the operands
+    ///   swapped and 32 invocations were all slower.
     /// - The 32-row tile gives a decode product twice the workgroups of a 128-column one at
     ///   the same split; on the H100 16 x 4096 x 14336 ran in 73-78 us on it (4 slices)
     ///   against 79-88 on 32x128x64 tiles, 32 x 4096 x 14336 in 63-68 against 65-70
@@ -245,13 +245,11 @@ impl WorkgroupScopeConfig {
             let wide = columns >= Self::FEW_ROWS_I8_WIDE_FROM;
             return Some(Self::FEW_ROWS_I8_TILES[usize::from(wide)]);
         }
-        let tiles = &Self::FEW_ROWS_TILES;
-        Some(
-            *tiles
-                .iter()
-                .find(|tile| rows <= tile.0)
-                .unwrap_or(&tiles[tiles.len() - 1]),
-        )
+        Self::FEW_ROWS_TILES
+            .iter()
+            .find(|tile| rows <= tile.0)
+            .or(Self::FEW_ROWS_TILES.last())
+            .copied()
     }
 
     /// Whether this is one of the few-row tiles of its input type

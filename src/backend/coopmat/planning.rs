@@ -369,13 +369,13 @@ impl CoopmatBackend {
             })
             .collect();
         let named = self.overrides.workgroup_size.and_then(|invocations| {
-            let named = offered
+            let shape = offered
                 .iter()
                 .find(|s| s.workgroup_invocations == invocations);
-            if named.is_none() {
+            if shape.is_none() {
                 log::warn!("no coopmat2 shape for {invocations} invocations; choosing per tile");
             }
-            named.copied()
+            shape.copied()
         });
         let shapes = match named {
             Some(shape) => vec![shape],

@@ -139,7 +139,6 @@ fn planner_takes_the_decode_kernel_where_it_pays() {
             (5, 4096, 4096, column),
             (12, 14336, 4096, column),
             (15, 14336, 4096, column),
-            (16, 4096, 14336, column),
             (16, 4096, 4096, column),
         ];
         let not_taken = [
@@ -148,8 +147,8 @@ fn planner_takes_the_decode_kernel_where_it_pays() {
             (4, 4096, 14336, column),
             (17, 4096, 14336, column),
         ];
-        // 16 rows with B column-major and K under N stay on the coopmat2 kernel's few-row
-        // tile where the device runs it (it plans 20 rows on that kernel).
+        // 16 rows with B column-major and B larger than 4096 x 4096 go to the coopmat2
+        // kernel's 16-row tile where the device runs it (it plans 20 rows on that kernel).
         let twenty = Gemm::new(20, 14336, 4096)
             .types(GemmTypes::I8_I32)
             .b(column);
@@ -157,7 +156,7 @@ fn planner_takes_the_decode_kernel_where_it_pays() {
             context.plan(&twenty).map(|plan| plan.kernel.config),
             Ok(KernelConfig::Coopmat(CoopmatPlan::WorkgroupScope(_)))
         );
-        let beside_the_tile = [(16, 14336, 4096, column)];
+        let beside_the_tile = [(16, 14336, 4096, column), (16, 4096, 14336, column)];
         for (cases, expected) in [
             (&taken[..], true),
             (&not_taken[..], false),

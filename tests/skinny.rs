@@ -75,7 +75,7 @@ fn wants_few_rows_tile(context: &Context, gemm: &Gemm) -> bool {
                 KernelConfig::Coopmat(CoopmatPlan::WorkgroupScope(_))
             )
         });
-    coopmat2 && WorkgroupScopeConfig::takes_few_rows(gemm.m, gemm.types)
+    coopmat2 && WorkgroupScopeConfig::takes_few_rows(gemm.m, gemm.types, gemm.b.order)
 }
 
 /// Whether `gemm` plans the kernel it must: the few-row tile, or the skinny kernel up to
@@ -128,8 +128,9 @@ backend_tests! {
 }
 
 /// The planner sends GEMMs of up to 32 rows to the skinny kernel, except those the coopmat2
-/// kernel's few-row tiles take (12 to 64 rows of f16 or bf16 summed in f32, which it splits
-/// along K, and 16 to 32 rows of i8, where the device has that kernel); no GEMM of more
+/// kernel's few-row tiles take (9 to 64 rows of f16 or bf16 summed in f32, 5 to 64 with B
+/// row-major, which it splits along K, and 16 to 32 rows of i8, where the device has that
+/// kernel); no GEMM of more
 /// rows. `skinny_rows` = 0 turns the skinny kernel off, and a row count sends exactly the
 /// GEMMs of that many rows or fewer to it. Decode shapes with both layouts of B
 /// (torch.nn.Linear's weights are column-major B).
@@ -144,7 +145,7 @@ fn few_rows_plan_the_skinny_kernel() {
         return;
     }
     for b in [MatrixLayout::row_major(), MatrixLayout::column_major()] {
-        for m in [1, 8, 11, 12, 16, 32, 33, 48, 64] {
+        for m in [1, 4, 5, 8, 9, 11, 12, 16, 32, 33, 48, 64] {
             let gemm = Gemm::new(m, 4096, 4096).types(GemmTypes::F16_F32).b(b);
             assert!(
                 plans_its_few_rows_kernel(&context, &gemm),

@@ -7,6 +7,7 @@ use std::fmt;
 
 use super::decode::DecodeConfig;
 use super::forced::SkinnyTile;
+use crate::problem::Order;
 use crate::types::{CoopmatShape, DType, GemmTypes};
 
 /// One SPIR-V build of the kernel, for one type combination.
@@ -148,7 +149,8 @@ impl WorkgroupScopeConfig {
         }
     }
 
-    /// The tiles (block_m, block_n, block_k) for GEMMs of [`Self::FEW_ROWS`] rows, the
+    /// The tiles (block_m, block_n, block_k) for GEMMs of [`Self::FEW_ROWS`] rows (or
+    /// [`Self::FEW_ROWS_B_ROW_MAJOR`]), the
     /// first whose rows hold the GEMM's: 16 rows by 64 columns of C per workgroup up to 16
     /// rows (64 invocations: the devices' coopmat2 shapes of 128 and 256 invocations want
     /// 32 rows), 32 by 64 up to 32 rows, 64 by 128 above; split along K so that their few
@@ -167,83 +169,134 @@ impl WorkgroupScopeConfig {
     pub const FEW_ROWS_TILES: [(u32, u32, u32); 3] = [(16, 64, 64), (32, 64, 64), (64, 128, 64)];
     /// GEMMs of this many rows with f16 inputs summed in f32 run on a few-row tile
     /// ([`Self::few_rows_tile`]) instead of the skinny kernel, which does every
-    /// multiply-add on the CUDA cores, or the large tiles, which leave most of the GPU idle.
-    /// On the H100 (f16, B row- and column-major, GPU time):
-    /// - 32 rows per tile, split 4: 16 x 4096 x 14336 took 80-84 us against 108-111 on the
-    ///   skinny kernel, 32 x 4096 x 14336 67-70 against 212-216, 32 x 4096 x 4096 22-23
-    ///   against 66; at 12 rows they tie with B column-major (84 vs 83) and the tile wins
-    ///   with B row-major (79 vs 116); at 8 rows the skinny kernel wins (59 vs 83)
-    ///   (`examples/results/h100-2026-11-27-few-rows/`);
+    /// multiply-add on the CUDA cores, or the large tiles, which leave most of the GPU idle
+    /// (with B row-major from fewer rows: [`Self::FEW_ROWS_B_ROW_MAJOR`]).
+    /// - 9 to 11 rows on the 16-row tile (H200, GPU time, B column / row-major,
+    ///   `examples/results/h200-2026-12-02-few-rows-down/`, call 1): 9 x 4096 x 14336
+    ///   56.3 / 54.7 us against 79.0 / 106.7 on the skinny kernel, 9 x 14336 x 4096 57.3 /
+    ///   53.8 against 81.2 / 96.1, 9 x 4096 x 4096 22.3 / 22.4 against 28.1 / 33.8; 10 and
+    ///   11 rows alike. At 8 rows and fewer the skinny kernel, which holds 4 rows per
+    ///   workgroup, ties with B column-major (8 x 4096 x 14336 57.8 against 56.6, 8 x 4096 x
+    ///   4096 21.2 against 23.0) and wins at 5 (56.5 against 62.7).
+    /// - On the H100, 32 rows per tile, split 4: 16 x 4096 x 14336 took 80-84 us against
+    ///   108-111 on the skinny kernel, 32 x 4096 x 14336 67-70 against 212-216, 32 x 4096 x
+    ///   4096 22-23 against 66 (`examples/results/h100-2026-11-27-few-rows/`);
     /// - 64 rows per tile: 64 x 4096 x 4096 31-32 us in 4 slices against 49-76 on the
     ///   64x64x32 tile, 64 x 4096 x 14336 71-76 (4 slices) against 141-150, 64 x 14336 x 4096
     ///   71-72 unsplit against 95-108, 48 x 4096 x 4096 53-54 against 92-96
     ///   (`examples/results/h100-2026-11-27-rows64/`).
-    pub const FEW_ROWS: std::ops::RangeInclusive<u32> = 12..=64;
-    /// The few-row tiles of 8-bit inputs (block_m, block_n, block_k): 32 columns wide for
-    /// GEMMs of fewer than [`Self::FEW_ROWS_I8_WIDE_FROM`] columns, so that they still make
-    /// about 128 workgroups, 64 from there; split along K (i32 partials) from 8192 of K
-    /// (`split_k::AutoSplit::few_rows`). On the H100 (i8, GPU time, column / row-major B,
-    /// `examples/results/h100-2026-11-28-few-rows-types/`), against the skinny kernel:
-    /// 16 x 4096 x 4096 18.8 / 26.8 us against 32.8 / 51.4, 16 x 14336 x 4096 42.1 / 69.7
-    /// against 100.4 / 151.1, 16 x 4096 x 14336 (4 slices) 50.8 / 90.7 against 94.2 / 128.6,
-    /// 32 x 4096 x 14336 (4 slices) 41.1 / 76.4 against 175.5 / 243.5. A tile of 16 rows (16
-    /// x 64 x 128, 64 invocations) was faster still with B column-major on the H200 (16 x
-    /// 4096 x 14336 33.5 us against 41.9 on the decode kernel) but stalled the guarded
-    /// few-row suite there, so it is not among them
-    /// (`examples/results/h200-2026-12-02-sixteen-row-tiles/`).
-    pub const FEW_ROWS_I8_TILES: [(u32, u32, u32); 2] = [(32, 32, 128), (32, 64, 128)];
+    pub const FEW_ROWS: std::ops::RangeInclusive<u32> = 9..=64;
+    /// [`Self::FEW_ROWS`] where B is row-major (N contiguous), which the skinny kernel reads
+    /// in 4-row workgroups less well: on the H200 (GPU time, the records of
+    /// [`Self::FEW_ROWS`]) the 16-row tile ran 5 to 8 rows of 4096 x 14336 in 54.2-54.7 us
+    /// against 66.8-70.5 on the skinny kernel, of 14336 x 4096 in 53.6-53.8 against
+    /// 70.0-72.0, and tied at 4096 x 4096 (21.6-22.1 against 21.7-22.1); at 4 rows the
+    /// skinny kernel wins (4 x 4096 x 14336 51.4 against 54.3,
+    /// `examples/results/h200-2026-12-02-sixteen-row-tiles/`, call 2).
+    pub const FEW_ROWS_B_ROW_MAJOR: std::ops::RangeInclusive<u32> = 5..=64;
+    /// The few-row tiles of 8-bit inputs (block_m, block_n, block_k): 16 rows by 64
+    /// columns up to 16 rows (64 invocations), then 32 columns wide for GEMMs of fewer
+    /// than [`Self::FEW_ROWS_I8_WIDE_FROM`] columns, so that they still make about 128
+    /// workgroups, 64 from there; split along K (i32 partials,
+    /// `split_k::AutoSplit::few_rows`).
+    /// - The 16-row tile (H200, GPU time, B column-major,
+    ///   `examples/results/h200-2026-12-02-few-rows-down/`, call 2): 16 x 4096 x 14336 33.2
+    ///   us in 8 slices against 41.8 on the decode kernel, 16 x 8192 x 8192 32.1 against
+    ///   46.1 (decode), 16 x 14336 x 4096 35.8 unsplit against 40.7 on the 32x64x128 tile,
+    ///   16 x 8192 x 4096 16.5 against 20.7. Split in 2 by force, 16 x 14336 x 4096 took
+    ///   32.7 but 16 x 8192 x 4096 17.4, so 8-bit splits still start at 8192 of K. K
+    ///   unrolls of 4, 8 and 16 ran within 4 % of each other. Its pipelines take 3.6-7.6 s
+    ///   to build with unroll 8 (0.7-1.5 s with 1; call 1 there): what looked like a stall
+    ///   of the guarded few-row suite in `h200-2026-12-02-sixteen-row-tiles/` was those
+    ///   builds against a 160 s timeout.
+    /// - The 32-row tiles on the H100 (i8, GPU time, column / row-major B,
+    ///   `examples/results/h100-2026-11-28-few-rows-types/`), against the skinny kernel:
+    ///   16 x 4096 x 4096 18.8 / 26.8 us against 32.8 / 51.4, 16 x 14336 x 4096 42.1 / 69.7
+    ///   against 100.4 / 151.1, 16 x 4096 x 14336 (4 slices) 50.8 / 90.7 against 94.2 /
+    ///   128.6, 32 x 4096 x 14336 (4 slices) 41.1 / 76.4 against 175.5 / 243.5.
+    pub const FEW_ROWS_I8_TILES: [(u32, u32, u32); 3] =
+        [(16, 64, 128), (32, 32, 128), (32, 64, 128)];
     /// GEMMs of 8-bit inputs with this many rows (the row counts measured) run on a
-    /// few-row tile ([`Self::FEW_ROWS_I8_TILES`]).
+    /// few-row tile ([`Self::FEW_ROWS_I8_TILES`]), except those the decode kernel keeps
+    /// (`DecodeConfig::takes_by_default`: B row-major, or a B that stays in the L2 cache).
     pub const FEW_ROWS_I8: std::ops::RangeInclusive<u32> = 16..=32;
     /// 8-bit GEMMs of at least this many columns take the wider few-row tile.
     pub const FEW_ROWS_I8_WIDE_FROM: u32 = 8192;
 
-    /// Whether GEMMs of `rows` rows and `types` run on a few-row tile: 16-bit float inputs
-    /// (f16 or bf16: the same bytes per weight, the same tile) summed in f32 (f16 sums are
-    /// not split along K), [`Self::FEW_ROWS`] rows; 8-bit inputs, [`Self::FEW_ROWS_I8`] rows.
+    /// Whether GEMMs of `rows` rows and `types`, B stored in `b_order`, run on a few-row
+    /// tile: 16-bit float inputs (f16 or bf16: the same bytes per weight, the same tile)
+    /// summed in f32 (f16 sums are not split along K), [`Self::FEW_ROWS`] rows
+    /// ([`Self::FEW_ROWS_B_ROW_MAJOR`] with B row-major); 8-bit inputs,
+    /// [`Self::FEW_ROWS_I8`] rows.
     ///
     /// ```
-    /// use coopgemm::{config::WorkgroupScopeConfig, GemmTypes};
-    /// assert!(WorkgroupScopeConfig::takes_few_rows(16, GemmTypes::F16_F32));
-    /// assert!(WorkgroupScopeConfig::takes_few_rows(16, GemmTypes::BF16_F32));
-    /// assert!(WorkgroupScopeConfig::takes_few_rows(64, GemmTypes::F16_F32));
-    /// assert!(!WorkgroupScopeConfig::takes_few_rows(8, GemmTypes::F16_F32));
-    /// assert!(!WorkgroupScopeConfig::takes_few_rows(65, GemmTypes::F16_F32));
-    /// assert!(!WorkgroupScopeConfig::takes_few_rows(16, GemmTypes::F16_ACC_F16));
-    /// assert!(WorkgroupScopeConfig::takes_few_rows(16, GemmTypes::I8_I32));
-    /// assert!(!WorkgroupScopeConfig::takes_few_rows(48, GemmTypes::I8_I32));
+    /// use coopgemm::{config::WorkgroupScopeConfig, GemmTypes, Order};
+    /// let takes = WorkgroupScopeConfig::takes_few_rows;
+    /// let (row, column) = (Order::RowMajor, Order::ColumnMajor);
+    /// assert!(takes(16, GemmTypes::F16_F32, column));
+    /// assert!(takes(16, GemmTypes::BF16_F32, row));
+    /// assert!(takes(64, GemmTypes::F16_F32, column));
+    /// assert!(takes(9, GemmTypes::F16_F32, column));
+    /// assert!(!takes(8, GemmTypes::F16_F32, column));
+    /// assert!(takes(5, GemmTypes::F16_F32, row));
+    /// assert!(!takes(4, GemmTypes::F16_F32, row));
+    /// assert!(!takes(65, GemmTypes::F16_F32, row));
+    /// assert!(!takes(16, GemmTypes::F16_ACC_F16, column));
+    /// assert!(takes(16, GemmTypes::I8_I32, column));
+    /// assert!(!takes(12, GemmTypes::I8_I32, row));
+    /// assert!(!takes(48, GemmTypes::I8_I32, column));
     /// ```
-    pub fn takes_few_rows(rows: u32, types: GemmTypes) -> bool {
+    pub fn takes_few_rows(rows: u32, types: GemmTypes, b_order: Order) -> bool {
+        let sixteen_bit_rows = if b_order == Order::RowMajor {
+            Self::FEW_ROWS_B_ROW_MAJOR
+        } else {
+            Self::FEW_ROWS
+        };
         match (types.input, types.accumulate) {
-            (DType::F16 | DType::BF16, DType::F32) => Self::FEW_ROWS.contains(&rows),
+            (DType::F16 | DType::BF16, DType::F32) => sixteen_bit_rows.contains(&rows),
             (DType::I8, DType::I32) => Self::FEW_ROWS_I8.contains(&rows),
             _ => false,
         }
     }
 
-    /// The few-row tile for GEMMs of `rows` rows, `columns` columns and `types`, where they
-    /// take one ([`Self::takes_few_rows`]): for 16-bit inputs the one of 16 rows up to 16
-    /// rows, of 32 up to 32, of 64 above; for 8-bit inputs the narrow one below
-    /// [`Self::FEW_ROWS_I8_WIDE_FROM`] columns, the wide one from there.
+    /// The few-row tile for GEMMs of `rows` rows, `columns` columns, `types` and B in
+    /// `b_order`, where they take one ([`Self::takes_few_rows`]): for 16-bit inputs the one
+    /// of 16 rows up to 16 rows, of 32 up to 32, of 64 above; for 8-bit inputs the one of
+    /// 16 rows up to 16 rows, then the narrow one below [`Self::FEW_ROWS_I8_WIDE_FROM`]
+    /// columns, the wide one from there.
     ///
     /// ```
-    /// use coopgemm::{config::WorkgroupScopeConfig, GemmTypes};
-    /// let tile = WorkgroupScopeConfig::few_rows_tile;
+    /// use coopgemm::{config::WorkgroupScopeConfig, GemmTypes, Order};
+    /// let tile = |rows, columns, types| {
+    ///     WorkgroupScopeConfig::few_rows_tile(rows, columns, types, Order::ColumnMajor)
+    /// };
     /// assert_eq!(tile(12, 4096, GemmTypes::F16_F32), Some((16, 64, 64)));
     /// assert_eq!(tile(17, 4096, GemmTypes::F16_F32), Some((32, 64, 64)));
     /// assert_eq!(tile(32, 4096, GemmTypes::F16_F32), Some((32, 64, 64)));
     /// assert_eq!(tile(33, 4096, GemmTypes::F16_F32), Some((64, 128, 64)));
     /// assert_eq!(tile(1, 4096, GemmTypes::F16_F32), None);
-    /// assert_eq!(tile(16, 4096, GemmTypes::I8_I32), Some((32, 32, 128)));
-    /// assert_eq!(tile(16, 14336, GemmTypes::I8_I32), Some((32, 64, 128)));
+    /// assert_eq!(tile(16, 4096, GemmTypes::I8_I32), Some((16, 64, 128)));
+    /// assert_eq!(tile(17, 4096, GemmTypes::I8_I32), Some((32, 32, 128)));
+    /// assert_eq!(tile(24, 14336, GemmTypes::I8_I32), Some((32, 64, 128)));
     /// ```
-    pub fn few_rows_tile(rows: u32, columns: u32, types: GemmTypes) -> Option<(u32, u32, u32)> {
-        if !Self::takes_few_rows(rows, types) {
+    pub fn few_rows_tile(
+        rows: u32,
+        columns: u32,
+        types: GemmTypes,
+        b_order: Order,
+    ) -> Option<(u32, u32, u32)> {
+        if !Self::takes_few_rows(rows, types, b_order) {
             return None;
         }
         if types.input == DType::I8 {
-            let wide = columns >= Self::FEW_ROWS_I8_WIDE_FROM;
-            return Some(Self::FEW_ROWS_I8_TILES[usize::from(wide)]);
+            let [sixteen_rows, narrow, wide] = Self::FEW_ROWS_I8_TILES;
+            return Some(if rows <= sixteen_rows.0 {
+                sixteen_rows
+            } else if columns < Self::FEW_ROWS_I8_WIDE_FROM {
+                narrow
+            } else {
+                wide
+            });
         }
         Self::FEW_ROWS_TILES
             .iter()

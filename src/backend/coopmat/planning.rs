@@ -164,11 +164,10 @@ impl CoopmatBackend {
             Some(max) => (1..=max).contains(&g.m),
             None => DecodeConfig::takes_by_default(
                 g.m,
-                g.n,
-                g.k,
+                u64::from(g.n) * u64::from(g.k) * u64::from(g.batch),
                 g.types,
                 b_row_major,
-                self.has_few_row_tile(g),
+                self.has_few_row_tile(gemm),
             ),
         };
         if !taken
@@ -219,7 +218,7 @@ impl CoopmatBackend {
     /// device's coopmat2 shape fits the tile (it is then the last of the coopmat2
     /// candidates). The planner splits it along K (`AutoSplit::few_rows`).
     fn few_rows_plan(&self, gemm: &ResolvedGemm) -> Option<CoopmatPlan> {
-        if !self.has_few_row_tile(&gemm.gemm)
+        if !self.has_few_row_tile(gemm)
             || self.overrides.skinny_rows.is_some()
             || self.overrides.forces_a_tile()
         {
@@ -233,8 +232,9 @@ impl CoopmatBackend {
 
     /// Whether the coopmat2 kernel has a few-row tile for GEMMs of `gemm`'s rows and types
     /// ([`WorkgroupScopeConfig::takes_few_rows`]) and runs on this device.
-    fn has_few_row_tile(&self, gemm: &crate::Gemm) -> bool {
-        self.uses_coopmat2() && WorkgroupScopeConfig::takes_few_rows(gemm.m, gemm.types)
+    fn has_few_row_tile(&self, gemm: &ResolvedGemm) -> bool {
+        self.uses_coopmat2()
+            && WorkgroupScopeConfig::takes_few_rows(gemm.gemm.m, gemm.gemm.types, gemm.b.order)
     }
 
     /// The skinny kernel's configuration for `gemm` without tuning: the forced one
@@ -400,6 +400,7 @@ impl CoopmatBackend {
                         gemm.gemm.m,
                         gemm.gemm.n,
                         types,
+                        gemm.b.order,
                     ))
                     .filter(|tile| Some(*tile) != forced),
             )

@@ -97,7 +97,9 @@
 //   and pick an entry with scope = WORKGROUP, AType = BType = A_TYPE, CType = ResultType =
 //   ACC_TYPE):
 //     BM % MGranularity == 0, BN % NGranularity == 0, BK % KGranularity == 0,
-//     WORKGROUP_SIZE == that entry's workgroupInvocations (NVIDIA lists 128 and 256),
+//     WORKGROUP_SIZE == that entry's workgroupInvocations (NVIDIA lists 32, 64, 128 and
+//     256; the shapes of 128 and 256 have an M granularity of 32, those of 32 and 64 take
+//     16, which the 16-row few-row tiles use),
 //     WORKGROUP_SIZE <= cooperativeMatrixWorkgroupScopeMaxWorkgroupSize, and
 //     BM, BN, BK <= cooperativeMatrixFlexibleDimensionsMaxDimension.
 //   Granularities on NVIDIA are 16 or 32, so multiples of 32 for BM/BN and of 16 (better

@@ -562,6 +562,10 @@ mod tests {
         let eight_bit = AutoSplit::few_rows(32, 32, true);
         assert_eq!(split(16, 4096, 14336, (32, 32), eight_bit), Some(4));
         assert_eq!(split(16, 4096, 4096, (32, 32), eight_bit), None);
+        // The 8-bit 16-row tile: 8 slices at N = 4096, none where K = 4096.
+        let eight_bit_sixteen = AutoSplit::few_rows(16, 64, true);
+        assert_eq!(split(16, 4096, 14336, (16, 64), eight_bit_sixteen), Some(8));
+        assert_eq!(split(16, 14336, 4096, (16, 64), eight_bit_sixteen), None);
         // SIMT splits more.
         assert_eq!(split(64, 4096, 4096, (64, 64), AutoSplit::SIMT), Some(4));
         assert_eq!(split(64, 4096, 2047, (64, 64), AutoSplit::SIMT), None);

@@ -115,7 +115,8 @@ fn decode_kernel_guarded() {
 
 /// By default the planner sends GEMMs of 8-bit weights to the decode kernel (where the
 /// device runs int8): 4 to 16 rows with B row-major, 5 to 16 with B column-major, but not
-/// 16 with K under N where the coopmat2 kernel's few-row tile takes them; and no others:
+/// 16 with more than 4096 x 4096 weights where the coopmat2 kernel's few-row tile takes
+/// them; and no others:
 /// not f16, not 3 rows with B row-major, 4 with B column-major, or 17. `decode_rows` = 16
 /// sends every GEMM of 1 to 16 rows of its types there (f16 sums too, summed in f32), 0
 /// turns it off, and a forced skinny row count keeps GEMMs on the skinny kernel.

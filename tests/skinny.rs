@@ -4,7 +4,8 @@
 //! planner's choice of that kernel. Each body runs once per backend, so the portable
 //! backends are held to the same cases. On the coopmat backend these tests turn its decode
 //! kernel off (`KernelOverrides::decode_rows` 0), which would otherwise take 4 to 16 rows of
-//! i8 (5 to 16 with B column-major):
+//! i8 (5 to 16 with B column-major, 16 only with at most 4096 x 4096 weights where the
+//! coopmat2 kernel runs):
 //! `tests/decode.rs` runs the same cases on that kernel.
 
 mod common;

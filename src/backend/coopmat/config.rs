@@ -226,7 +226,7 @@ impl WorkgroupScopeConfig {
     /// Whether GEMMs of `rows` rows and `types`, B stored in `b_order`, run on a few-row
     /// tile: 16-bit float inputs (f16 or bf16: the same bytes per weight, the same tile)
     /// summed in f32 (f16 sums are not split along K), [`Self::FEW_ROWS`] rows
-    /// ([`Self::FEW_ROWS_B_ROW_MAJOR`] with B row-major); 8-bit inputs,
+    /// ([`Self::FEW_ROWS_B_ROW_MAJOR`] with B row-major or in column panels); 8-bit inputs,
     /// [`Self::FEW_ROWS_I8`] rows.
     ///
     /// ```
@@ -240,6 +240,7 @@ impl WorkgroupScopeConfig {
     /// assert!(!takes(8, GemmTypes::F16_F32, column));
     /// assert!(takes(5, GemmTypes::F16_F32, row));
     /// assert!(!takes(4, GemmTypes::F16_F32, row));
+    /// assert!(takes(5, GemmTypes::F16_F32, Order::ColumnPanels { width: 64 }));
     /// assert!(!takes(65, GemmTypes::F16_F32, row));
     /// assert!(!takes(16, GemmTypes::F16_ACC_F16, column));
     /// assert!(takes(16, GemmTypes::I8_I32, column));
@@ -247,10 +248,12 @@ impl WorkgroupScopeConfig {
     /// assert!(!takes(48, GemmTypes::I8_I32, column));
     /// ```
     pub fn takes_few_rows(rows: u32, types: GemmTypes, b_order: Order) -> bool {
-        let sixteen_bit_rows = if b_order == Order::RowMajor {
-            Self::FEW_ROWS_B_ROW_MAJOR
-        } else {
+        // Column panels keep N contiguous, like row-major B (and `pack_b` packs the GEMMs
+        // the tile takes for it).
+        let sixteen_bit_rows = if b_order == Order::ColumnMajor {
             Self::FEW_ROWS
+        } else {
+            Self::FEW_ROWS_B_ROW_MAJOR
         };
         match (types.input, types.accumulate) {
             (DType::F16 | DType::BF16, DType::F32) => sixteen_bit_rows.contains(&rows),

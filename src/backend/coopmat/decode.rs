@@ -59,7 +59,7 @@ impl DecodeConfig {
     /// except where the coopmat2 kernel's 16-row few-row tile would take the GEMM
     /// ([`WorkgroupScopeConfig::FEW_ROWS_I8`](super::config::WorkgroupScopeConfig::FEW_ROWS_I8)
     /// rows, where the device runs that kernel) and B has more than
-    /// [`Self::CACHED_B_ELEMENTS`] elements. On the H200 (GPU time,
+    /// [`Self::CACHED_B_ELEMENTS`] elements or the GEMM is a batch. On the H200 (GPU time,
     /// `examples/results/h200-2026-11-28-decode-columns/`, calls 2 and 3, N x K pairs from
     /// 2048 to 14336) it beat the skinny kernel on every shape from 5 to 15 rows (5 x 4096 x
     /// 14336 41 us against 52, 12 x 14336 x 4096 48 against 78, 13 x 4096 x 14336 42
@@ -69,41 +69,45 @@ impl DecodeConfig {
     /// us against 41.8, 16 x 8192 x 8192 32.1 against 46.1) and loses at 16 x 4096 x 4096
     /// (15.6-15.8 against 13.9).
     pub const ROWS_B_COLUMN_MAJOR: std::ops::RangeInclusive<u32> = 5..=16;
-    /// 8-bit GEMMs of 16 rows with B column-major whose B has at most this many elements
-    /// (16 MiB: a 4096 x 4096 weight matrix, which the H200's L2 cache holds between
-    /// products) stay on the decode kernel beside the 16-row few-row tile
-    /// ([`Self::ROWS_B_COLUMN_MAJOR`]).
+    /// Single 8-bit GEMMs of 16 rows with B column-major whose B has at most this many
+    /// elements (16 MiB: a 4096 x 4096 weight matrix, which the H200's L2 cache holds
+    /// between products) stay on the decode kernel beside the 16-row few-row tile
+    /// ([`Self::ROWS_B_COLUMN_MAJOR`], [`Self::takes_by_default`]).
     pub const CACHED_B_ELEMENTS: u64 = 4096 * 4096;
 
-    /// Whether the planner sends a GEMM of `rows` rows of `types` whose B (row-major or
-    /// not) holds `b_elements` elements over its batch (n x k x batch) to the decode kernel
-    /// by default: 8-bit weights, [`Self::ROWS_B_ROW_MAJOR`] or
-    /// [`Self::ROWS_B_COLUMN_MAJOR`] rows (with [`Self::CACHED_B_ELEMENTS`]).
-    /// `few_row_tile`: whether the coopmat2 kernel's few-row tile would take the GEMM
-    /// otherwise (the device runs that kernel and `rows` are in
+    /// Whether the planner sends a GEMM of `rows` rows of `types`, `batch` products whose B
+    /// (row-major or not) holds `b_elements` elements each (n x k), to the decode kernel by
+    /// default: 8-bit weights, [`Self::ROWS_B_ROW_MAJOR`] or [`Self::ROWS_B_COLUMN_MAJOR`]
+    /// rows (with [`Self::CACHED_B_ELEMENTS`]). `few_row_tile`: whether the coopmat2
+    /// kernel's few-row tile would take the GEMM otherwise (the device runs that kernel and
+    /// `rows` are in
     /// [`WorkgroupScopeConfig::FEW_ROWS_I8`](super::config::WorkgroupScopeConfig::FEW_ROWS_I8)).
-    /// B counts over the batch because the slices of a GEMM split along K are one batched
-    /// GEMM: 16 x 4096 x 14336 in 8 slices is a batch of 8 GEMMs of K = 1792, which must
-    /// stay on the tile the split was planned for.
+    /// Beside that tile only single products (batch 1) stay here: the slices of a GEMM
+    /// split along K are one batched GEMM (16 x 4096 x 14336 in 8 slices: a batch of 8
+    /// GEMMs of K = 1792), which must stay on the tile the split was planned for, and a
+    /// batch of weight matrices is read from memory anyway.
     ///
     /// ```
     /// use coopgemm::{config::DecodeConfig, GemmTypes};
     /// let i8 = GemmTypes::I8_I32;
+    /// let takes = DecodeConfig::takes_by_default;
     /// let b = |n: u64, k: u64| n * k;
-    /// assert!(DecodeConfig::takes_by_default(16, b(14336, 4096), i8, true, true));
-    /// assert!(DecodeConfig::takes_by_default(12, b(14336, 4096), i8, false, false));
-    /// assert!(!DecodeConfig::takes_by_default(16, b(14336, 4096), i8, false, true));
-    /// assert!(!DecodeConfig::takes_by_default(16, b(4096, 14336), i8, false, true));
-    /// assert!(!DecodeConfig::takes_by_default(16, 8 * b(4096, 1792), i8, false, true));
-    /// assert!(DecodeConfig::takes_by_default(16, b(4096, 4096), i8, false, true));
-    /// assert!(DecodeConfig::takes_by_default(16, b(14336, 4096), i8, false, false));
-    /// assert!(DecodeConfig::takes_by_default(4, b(4096, 14336), i8, true, false));
-    /// assert!(!DecodeConfig::takes_by_default(4, b(4096, 14336), i8, false, false));
-    /// assert!(!DecodeConfig::takes_by_default(16, b(4096, 4096), GemmTypes::F16_F32, true, true));
+    /// assert!(takes(16, b(14336, 4096), 1, i8, true, true));
+    /// assert!(takes(12, b(14336, 4096), 1, i8, false, false));
+    /// assert!(!takes(16, b(14336, 4096), 1, i8, false, true));
+    /// assert!(!takes(16, b(4096, 14336), 1, i8, false, true));
+    /// assert!(takes(16, b(4096, 4096), 1, i8, false, true));
+    /// // The 8 slices of 16 x 2048 x 8193 (K = 1024 each) stay on the tile.
+    /// assert!(!takes(16, b(2048, 1024), 8, i8, false, true));
+    /// assert!(takes(16, b(14336, 4096), 1, i8, false, false));
+    /// assert!(takes(4, b(4096, 14336), 1, i8, true, false));
+    /// assert!(!takes(4, b(4096, 14336), 1, i8, false, false));
+    /// assert!(!takes(16, b(4096, 4096), 1, GemmTypes::F16_F32, true, true));
     /// ```
     pub fn takes_by_default(
         rows: u32,
         b_elements: u64,
+        batch: u32,
         types: GemmTypes,
         b_row_major: bool,
         few_row_tile: bool,
@@ -113,7 +117,7 @@ impl DecodeConfig {
                 Self::ROWS_B_ROW_MAJOR.contains(&rows)
             } else {
                 Self::ROWS_B_COLUMN_MAJOR.contains(&rows)
-                    && (!few_row_tile || b_elements <= Self::CACHED_B_ELEMENTS)
+                    && (!few_row_tile || (batch == 1 && b_elements <= Self::CACHED_B_ELEMENTS))
             }
     }
 

@@ -1,6 +1,7 @@
 //! The coopmat backend's planning: which kernel and configuration runs a GEMM. The decode
 //! kernel for 4 to 16 rows of 8-bit weights (`DecodeConfig::takes_by_default`), the few-row tiles of the
-//! coopmat2 kernel for a dozen to 64 rows, the skinny kernel for fewer,
+//! coopmat2 kernel for 9 to 64 rows of 16-bit inputs (5 to 64 with B row-major) and 16 to
+//! 32 of 8-bit ones, the skinny kernel for fewer,
 //! then the coopmat2 kernel's workgroup-scope tiles or the KHR kernel's subgroup tilings,
 //! each filtered by what the device's shapes, shared memory and grid limits allow.
 
@@ -15,8 +16,8 @@ impl CoopmatBackend {
     /// `docs/benchmarks.md`; `COOPGEMM_COOPMAT2=0` turns it off), the
     /// `VK_KHR_cooperative_matrix` kernel otherwise.
     pub fn plan(&self, gemm: &ResolvedGemm) -> std::result::Result<CoopmatPlan, String> {
-        // GEMMs of 4 to 16 rows of 8-bit weights on the decode kernel (where it pays), a
-        // dozen to 64 rows on the coopmat2 kernel's few-row tiles, fewer rows streaming B
+        // GEMMs of 4 to 16 rows of 8-bit weights on the decode kernel (where it pays), 9
+        // (or 5) to 64 rows on the coopmat2 kernel's few-row tiles, fewer rows streaming B
         // once on the skinny kernel.
         if let Some(decode) = self.decode_plan(gemm) {
             return Ok(decode);
@@ -164,7 +165,8 @@ impl CoopmatBackend {
             Some(max) => (1..=max).contains(&g.m),
             None => DecodeConfig::takes_by_default(
                 g.m,
-                u64::from(g.n) * u64::from(g.k) * u64::from(g.batch),
+                u64::from(g.n) * u64::from(g.k),
+                g.batch,
                 g.types,
                 b_row_major,
                 self.has_few_row_tile(gemm),

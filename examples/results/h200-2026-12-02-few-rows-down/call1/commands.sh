@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# tests/diag_tile.rs was this folder's diag_tile.rs (staged with --test diag_tile; not kept in the suites).
+# tests/diag_tile.rs was this folder's diag_tile.rs.txt (staged with --test diag_tile; not kept in the suites,
+# and kept as .txt here so that the package, which ships examples/**/*.rs, leaves it out).
 # Call 1: the full few-row suite on main (4c31893); the i8 stall of the 16-row tile case by
 # case (tests/diag_tile.rs) on forced tiles; f16 GEMMs of 5 to 11 rows on the 16-row tile.
 set -u

@@ -131,9 +131,8 @@ backend_tests! {
 /// The planner sends GEMMs of up to 32 rows to the skinny kernel, except those the coopmat2
 /// kernel's few-row tiles take (9 to 64 rows of f16 or bf16 summed in f32, 5 to 64 with B
 /// row-major, which it splits along K, and 16 to 32 rows of i8, where the device has that
-/// kernel); no GEMM of more
-/// rows. `skinny_rows` = 0 turns the skinny kernel off, and a row count sends exactly the
-/// GEMMs of that many rows or fewer to it. Decode shapes with both layouts of B
+/// kernel); no GEMM of more rows. `skinny_rows` = 0 turns the skinny kernel off, and a row
+/// count sends exactly the GEMMs of that many rows or fewer to it. Decode shapes with both layouts of B
 /// (torch.nn.Linear's weights are column-major B).
 #[test]
 fn few_rows_plan_the_skinny_kernel() {

@@ -150,11 +150,11 @@ impl WorkgroupScopeConfig {
     }
 
     /// The tiles (block_m, block_n, block_k) for GEMMs of [`Self::FEW_ROWS`] rows (or
-    /// [`Self::FEW_ROWS_B_ROW_MAJOR`]), the
-    /// first whose rows hold the GEMM's: 16 rows by 64 columns of C per workgroup up to 16
-    /// rows (64 invocations: the devices' coopmat2 shapes of 128 and 256 invocations want
-    /// 32 rows), 32 by 64 up to 32 rows, 64 by 128 above; split along K so that their few
-    /// tiles fill the GPU (`split_k::AutoSplit::few_rows`).
+    /// [`Self::FEW_ROWS_B_ROW_MAJOR`]), the first whose rows hold the GEMM's: 16 rows by 64
+    /// columns of C per workgroup up to 16 rows (64 invocations: the devices' coopmat2
+    /// shapes of 128 and 256 invocations want 32 rows), 32 by 64 up to 32 rows, 64 by 128
+    /// above; split along K so that their few tiles fill the GPU
+    /// (`split_k::AutoSplit::few_rows`).
     /// - The 16-row tile (H200, GPU time, B column / row-major,
     ///   `examples/results/h200-2026-12-02-sixteen-row-tiles/`): 16 x 4096 x 14336 47.7 /
     ///   47.1 us (8 slices) against 62.5 / 61.0 on the 32-row tile, 16 x 14336 x 4096 48.4 /

@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! cargo run --release --example cold_start -- [SIZE | M N K] [--types f32|f16|f16acc16|bf16|i8]
-//!     [--backend auto|simt|coopmat|wgsl-coopmat] [--cache-dir DIR] [--no-cache]
+//!     [--backend auto|simt|coopmat|wgsl-coopmat] [--b-column-major] [--cache-dir DIR] [--no-cache]
 //! ```
 //! Times each step of what a fresh process does before it has a correct C (default 1024³ f32):
 //! creating the context (instance, adapter, device, backends; this loads the persisted
@@ -41,7 +41,7 @@ use clap::Parser;
 use coopgemm::testing::Reference;
 use coopgemm::{
     BackendChoice, BackendKind, Context, ContextOptions, DiskCache, Element, Gemm, GemmBuffers,
-    GemmTypes,
+    GemmTypes, MatrixLayout,
 };
 
 #[allow(dead_code)]
@@ -62,6 +62,10 @@ struct Args {
     /// Backend: auto, simt, coopmat, wgsl-coopmat
     #[arg(long, value_parser = parse_backend_choice, default_value = "auto")]
     backend: BackendChoice,
+    /// B column-major (n x k, K contiguous: how `torch.nn.Linear` stores weights) instead
+    /// of row-major; the planner may pick another kernel for it
+    #[arg(long)]
+    b_column_major: bool,
     /// Pipeline-cache directory [default: COOPGEMM_CACHE_DIR, else ~/.cache/coopgemm]
     #[arg(long, value_name = "DIR", conflicts_with = "no_cache")]
     cache_dir: Option<PathBuf>,
@@ -201,7 +205,10 @@ fn main() {
             .with_disk_cache(cache.clone());
         let context = pollster::block_on(Context::with_options(options))?;
         steps.lap("instance+device", &mut clock);
-        let gemm = Gemm::new(m, n, k).types(args.types);
+        let mut gemm = Gemm::new(m, n, k).types(args.types);
+        if args.b_column_major {
+            gemm = gemm.b(MatrixLayout::column_major());
+        }
         let outcome = match args.types {
             GemmTypes::F32 => first_result::<f32, f32>(&context, &gemm, steps, &mut clock, started),
             GemmTypes::F16_F32 => {
@@ -248,8 +255,13 @@ fn main() {
         adapter.name, adapter.backend, adapter.device_type, adapter.driver_info
     );
     println!(
-        "{m}x{n}x{k} {} on {}: {} ({} elements checked, max relative error {:.1e})",
+        "{m}x{n}x{k} {}{} on {}: {} ({} elements checked, max relative error {:.1e})",
         args.types,
+        if args.b_column_major {
+            " [B column]"
+        } else {
+            ""
+        },
         outcome.kernel,
         if outcome.verified {
             "verified"
@@ -302,6 +314,10 @@ fn main() {
     field("n".into(), n.into());
     field("k".into(), k.into());
     field("dtype".into(), args.types.short_name().into());
+    field(
+        "b_layout".into(),
+        if args.b_column_major { "column" } else { "row" }.into(),
+    );
     field("kernel".into(), outcome.kernel.clone().into());
     field("adapter".into(), adapter.name.clone().into());
     field("verified".into(), outcome.verified.into());

@@ -81,20 +81,41 @@ impl WorkgroupScopeConfig {
     /// per iteration of the K loop).
     pub const K_UNROLLS: [u32; 2] = [8, 16];
 
-    /// K blocks per unrolled group for a K of `k` in blocks of `block_k` of `input`
-    /// elements, unless `COOPGEMM_COOPMAT2_TILE` names another: 16 for long K loops (128
-    /// blocks or more; 32 with 8-bit inputs), 8 otherwise (the measurements:
+    /// K blocks per unrolled group on the 16-row few-row tiles (16x64x64, and 16x64x128 for
+    /// 8-bit inputs; 64 invocations, so each subgroup holds a larger share of the tile and
+    /// the unrolled loop is the longest code the kernel has). On the H200 (first use, no
+    /// caches, GPU time in the same call; `examples/results/h200-2026-12-02-builds-and-splits/`)
+    /// the f16 tile built in 0.47 s with unroll 2, 1.48 with 4, 2.85 with 8 and 6.2 with 16;
+    /// with 4 it ran 16 x 4096 x 14336 in 52.1 / 45.5 us (B column / row-major) against
+    /// 52.5 / 46.9 with 8, 16 x 14336 x 4096 in 48.8 / 47.0 against 48.1 / 47.3, and the
+    /// GEMMs of fewer rows faster (12 x 4096 x 14336 50.7 / 49.8 against 57.0 / 55.3). With
+    /// 8-bit inputs 4 ran within 2.4 % of 8 (16 x 8192 x 4096 17.0 against 16.6 us), 2 up
+    /// to 7 % slower. The larger few-row tiles keep [`Self::default_k_unroll`]'s 8 or 16:
+    /// they build in 0.4-1.4 s with 8 and ran 5-10 % slower with 2.
+    pub const SIXTEEN_ROW_K_UNROLL: u32 = 4;
+
+    /// K blocks per unrolled group for `tile` (block_m, block_n, block_k) over a K of `k`
+    /// of `input` elements, unless `COOPGEMM_COOPMAT2_TILE` names another: on the 16-row
+    /// few-row tiles [`Self::SIXTEEN_ROW_K_UNROLL`]; otherwise 16 for long K loops (128
+    /// blocks or more; 32 with 8-bit inputs), 8 for shorter ones (the measurements:
     /// `docs/benchmarks.md`, K unroll).
     ///
     /// ```
     /// use coopgemm::{config::WorkgroupScopeConfig, DType};
-    /// assert_eq!(WorkgroupScopeConfig::default_k_unroll(4096, 32, DType::F16), 16);
-    /// assert_eq!(WorkgroupScopeConfig::default_k_unroll(4096, 64, DType::F16), 8);
-    /// assert_eq!(WorkgroupScopeConfig::default_k_unroll(4096, 128, DType::I8), 16);
+    /// let unroll = WorkgroupScopeConfig::default_k_unroll;
+    /// assert_eq!(unroll((128, 256, 32), 4096, DType::F16), 16);
+    /// assert_eq!(unroll((128, 128, 64), 4096, DType::F16), 8);
+    /// assert_eq!(unroll((128, 128, 128), 4096, DType::I8), 16);
+    /// assert_eq!(unroll((16, 64, 64), 14336, DType::F16), WorkgroupScopeConfig::SIXTEEN_ROW_K_UNROLL);
+    /// assert_eq!(unroll((16, 64, 128), 4096, DType::I8), WorkgroupScopeConfig::SIXTEEN_ROW_K_UNROLL);
+    /// assert_eq!(unroll((32, 64, 64), 1024, DType::F16), 8);
     /// ```
-    pub fn default_k_unroll(k: u32, block_k: u32, input: DType) -> u32 {
+    pub fn default_k_unroll(tile: (u32, u32, u32), k: u32, input: DType) -> u32 {
+        if tile.0 == 16 && Self::few_rows_tiles(input).contains(&tile) {
+            return Self::SIXTEEN_ROW_K_UNROLL;
+        }
         let long_loop = if input.size_bytes() == 1 { 32 } else { 128 };
-        if k / block_k >= long_loop {
+        if k / tile.2 >= long_loop {
             16
         } else {
             8
@@ -205,8 +226,9 @@ impl WorkgroupScopeConfig {
     ///   46.1 (decode), 16 x 14336 x 4096 35.8 unsplit against 40.7 on the 32x64x128 tile,
     ///   16 x 8192 x 4096 16.5 against 20.7. Split in 2 by force, 16 x 14336 x 4096 took
     ///   32.7 but 16 x 8192 x 4096 17.4, so 8-bit splits still start at 8192 of K. K
-    ///   unrolls of 4, 8 and 16 ran within 4 % of each other. Its pipelines take 3.6-7.6 s
-    ///   to build with unroll 8 (0.7-1.5 s with 1; call 1 there): what looked like a stall
+    ///   unrolls of 4, 8 and 16 ran within 4 % of each other. Its pipelines took 3.6-7.6 s
+    ///   to build with unroll 8 (0.7-1.5 s with 1; call 1 there; unroll 4 since,
+    ///   [`Self::SIXTEEN_ROW_K_UNROLL`]): what looked like a stall
     ///   of the guarded few-row suite in `h200-2026-12-02-sixteen-row-tiles/` was those
     ///   builds against a 160 s timeout.
     /// - The 32-row tiles on the H100 (i8, GPU time, column / row-major B,
@@ -311,12 +333,20 @@ impl WorkgroupScopeConfig {
     /// Whether this is one of the few-row tiles of its input type
     /// ([`Self::FEW_ROWS_TILES`], [`Self::FEW_ROWS_I8_TILES`]).
     pub fn is_few_rows_tile(&self) -> bool {
-        let tiles: &[(u32, u32, u32)] = if self.variant.types.input == DType::I8 {
+        Self::few_rows_tiles(self.variant.types.input).contains(&(
+            self.block_m,
+            self.block_n,
+            self.block_k,
+        ))
+    }
+
+    /// The few-row tiles of `input`'s type.
+    fn few_rows_tiles(input: DType) -> &'static [(u32, u32, u32)] {
+        if input == DType::I8 {
             &Self::FEW_ROWS_I8_TILES
         } else {
             &Self::FEW_ROWS_TILES
-        };
-        tiles.contains(&(self.block_m, self.block_n, self.block_k))
+        }
     }
 
     /// Whether the kernel reads B of `types` fastest with K contiguous (column-major): with

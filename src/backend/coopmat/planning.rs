@@ -233,10 +233,23 @@ impl CoopmatBackend {
     }
 
     /// Whether the coopmat2 kernel has a few-row tile for GEMMs of `gemm`'s rows and types
-    /// ([`WorkgroupScopeConfig::takes_few_rows`]) and runs on this device.
+    /// ([`WorkgroupScopeConfig::few_rows_tile`]) and runs it on this device: one of the
+    /// device's coopmat2 shapes divides the tile (a device whose 8-bit shapes all have an M
+    /// granularity of 32 has no 16-row i8 tile, and the decode kernel keeps those GEMMs).
     fn has_few_row_tile(&self, gemm: &ResolvedGemm) -> bool {
-        self.uses_coopmat2()
-            && WorkgroupScopeConfig::takes_few_rows(gemm.gemm.m, gemm.gemm.types, gemm.b.order)
+        let g = &gemm.gemm;
+        if !self.uses_coopmat2() {
+            return false;
+        }
+        let Some(tile) = WorkgroupScopeConfig::few_rows_tile(g.m, g.n, g.types, gemm.b.order)
+        else {
+            return false;
+        };
+        self.workgroup_scope_shapes(g.types)
+            .is_some_and(|(shapes, max_dimension)| {
+                tile.0.max(tile.1).max(tile.2) <= max_dimension
+                    && largest_shape_for(&shapes, tile).is_some()
+            })
     }
 
     /// The skinny kernel's configuration for `gemm` without tuning: the forced one
@@ -346,6 +359,51 @@ impl CoopmatBackend {
             .iter()
             .copied()
             .find(|v| v.types == types)?;
+        let (shapes, max_dimension) = self.workgroup_scope_shapes(types)?;
+        let forced = self.overrides.workgroup_tile;
+        let fitting: Vec<WorkgroupScopeConfig> = forced
+            .into_iter()
+            .chain(
+                WorkgroupScopeConfig::candidates(types, gemm.b.order == Order::ColumnMajor)
+                    .iter()
+                    .copied()
+                    .chain(WorkgroupScopeConfig::few_rows_tile(
+                        gemm.gemm.m,
+                        gemm.gemm.n,
+                        types,
+                        gemm.b.order,
+                    ))
+                    .filter(|tile| Some(*tile) != forced),
+            )
+            .filter(|&(bm, bn, bk)| {
+                gemm.b.order.panel_width().is_none_or(|w| bn == w)
+                    && bm.max(bn).max(bk) <= max_dimension
+            })
+            .filter_map(|(block_m, block_n, block_k)| {
+                let shape = largest_shape_for(&shapes, (block_m, block_n, block_k))?;
+                Some(WorkgroupScopeConfig {
+                    variant,
+                    block_m,
+                    block_n,
+                    block_k,
+                    workgroup_size: shape.workgroup_invocations,
+                    k_unroll: self.overrides.k_unroll.unwrap_or(
+                        WorkgroupScopeConfig::default_k_unroll(
+                            (block_m, block_n, block_k),
+                            gemm.gemm.k,
+                            types.input,
+                        ),
+                    ),
+                })
+            })
+            .collect();
+        Some(fitting)
+    }
+
+    /// The device's workgroup-scope coopmat2 shapes the kernel may use for `types` (the
+    /// one of the forced workgroup size where one is named and listed), and the largest
+    /// tile dimension it allows; none where the types lack a shape or an input feature.
+    fn workgroup_scope_shapes(&self, types: GemmTypes) -> Option<(Vec<&FlexibleShape>, u32)> {
         if self.missing_input_feature(types.input).is_some() {
             return None;
         }
@@ -391,40 +449,7 @@ impl CoopmatBackend {
         } else {
             self.info.flexible_max_dimension
         };
-        let forced = self.overrides.workgroup_tile;
-        let fitting: Vec<WorkgroupScopeConfig> = forced
-            .into_iter()
-            .chain(
-                WorkgroupScopeConfig::candidates(types, gemm.b.order == Order::ColumnMajor)
-                    .iter()
-                    .copied()
-                    .chain(WorkgroupScopeConfig::few_rows_tile(
-                        gemm.gemm.m,
-                        gemm.gemm.n,
-                        types,
-                        gemm.b.order,
-                    ))
-                    .filter(|tile| Some(*tile) != forced),
-            )
-            .filter(|&(bm, bn, bk)| {
-                gemm.b.order.panel_width().is_none_or(|w| bn == w)
-                    && bm.max(bn).max(bk) <= max_dimension
-            })
-            .filter_map(|(block_m, block_n, block_k)| {
-                let shape = largest_shape_for(&shapes, (block_m, block_n, block_k))?;
-                Some(WorkgroupScopeConfig {
-                    variant,
-                    block_m,
-                    block_n,
-                    block_k,
-                    workgroup_size: shape.workgroup_invocations,
-                    k_unroll: self.overrides.k_unroll.unwrap_or(
-                        WorkgroupScopeConfig::default_k_unroll(gemm.gemm.k, block_k, types.input),
-                    ),
-                })
-            })
-            .collect();
-        Some(fitting)
+        Some((shapes, max_dimension))
     }
 
     fn subgroup_configs(

@@ -247,8 +247,7 @@ impl CoopmatBackend {
         };
         self.workgroup_scope_shapes(g.types)
             .is_some_and(|(shapes, max_dimension)| {
-                tile.0.max(tile.1).max(tile.2) <= max_dimension
-                    && largest_shape_for(&shapes, tile).is_some()
+                shape_for_tile(&shapes, max_dimension, tile).is_some()
             })
     }
 
@@ -375,12 +374,9 @@ impl CoopmatBackend {
                     ))
                     .filter(|tile| Some(*tile) != forced),
             )
-            .filter(|&(bm, bn, bk)| {
-                gemm.b.order.panel_width().is_none_or(|w| bn == w)
-                    && bm.max(bn).max(bk) <= max_dimension
-            })
+            .filter(|&(_, bn, _)| gemm.b.order.panel_width().is_none_or(|w| bn == w))
             .filter_map(|(block_m, block_n, block_k)| {
-                let shape = largest_shape_for(&shapes, (block_m, block_n, block_k))?;
+                let shape = shape_for_tile(&shapes, max_dimension, (block_m, block_n, block_k))?;
                 Some(WorkgroupScopeConfig {
                     variant,
                     block_m,
@@ -501,6 +497,19 @@ impl CoopmatBackend {
         }
         Ok(fitting)
     }
+}
+
+/// The shape `tile` (block_m, block_n, block_k) runs on: the one [`largest_shape_for`]
+/// gives, where no dimension of the tile exceeds the device's `max_dimension`.
+fn shape_for_tile<'a>(
+    shapes: &[&'a FlexibleShape],
+    max_dimension: u32,
+    tile: (u32, u32, u32),
+) -> Option<&'a FlexibleShape> {
+    if tile.0.max(tile.1).max(tile.2) > max_dimension {
+        return None;
+    }
+    largest_shape_for(shapes, tile)
 }
 
 /// The shape of `shapes` with the most invocations whose granularities divide `tile`

@@ -10,7 +10,10 @@
 //! [`Context::run_prepared`] share one pair of command buffers and one submission. A GEMM
 //! split along K on that backend is prepared the same way: its partial GEMMs' dispatches
 //! and its reduction (a wgpu pass whose bind group is made once) are bound once, to
-//! partial sums of its own; the reduction ends the pair of command buffers it follows.
+//! partial sums of its own; the reduction follows its parts in a wgpu command buffer.
+//! Consecutive split GEMMs of one launch that do not read one another's results (nor share
+//! partial sums: the same prepared GEMM twice) run all their partial GEMMs in one pair of
+//! command buffers and all their reductions in one more, not three command buffers each.
 //!
 //! A network run on a raw-Vulkan kernel (cooperative vectors or matrices) is prepared the
 //! same way, one dispatch per chunk of rows, and shares that pair of command buffers with
@@ -174,7 +177,25 @@ struct PreparedSplit {
     parts: Vec<PreparedDispatch>,
     reduction: crate::split_k::BoundReduction,
     /// The partial sums (the parts' C, the reduction's input), this GEMM's alone.
-    _partials: wgpu::Buffer,
+    partials: wgpu::Buffer,
+    /// The GEMM's A, B and C, to tell whether a later split's parts may run before this
+    /// one's reduction ([`PreparedSplit::may_overtake`]).
+    a: wgpu::Buffer,
+    b: wgpu::Buffer,
+    c: wgpu::Buffer,
+}
+
+#[cfg(vulkan_interop)]
+impl PreparedSplit {
+    /// Whether this split's partial GEMMs may run before the reduction of `earlier`, a
+    /// split launched before it: they must not read what that reduction writes (its C).
+    /// The reductions keep their order and every part writes only its own GEMM's partial
+    /// sums, so nothing else can conflict, except that a second launch of the same
+    /// prepared GEMM shares the first one's partial sums: it would write the same values
+    /// there, but it is kept after the first one's reduction rather than rely on that.
+    fn may_overtake(&self, earlier: &PreparedSplit) -> bool {
+        self.partials != earlier.partials && self.a != earlier.c && self.b != earlier.c
+    }
 }
 
 #[derive(Debug)]
@@ -342,7 +363,10 @@ impl Context {
             return Ok(Launch::Split(Box::new(PreparedSplit {
                 parts,
                 reduction,
-                _partials: partials,
+                partials,
+                a: buffers.a.clone(),
+                b: buffers.b.clone(),
+                c: buffers.c.clone(),
             })));
         }
         Ok(Launch::Recorded(Box::new(Recorded {
@@ -355,38 +379,57 @@ impl Context {
         })))
     }
 
-    /// The command buffers of `work`, in order: consecutive raw dispatches share one pair.
+    /// The command buffers of `work`, in order: consecutive raw dispatches share one pair,
+    /// and consecutive split GEMMs that may overtake one another's reductions
+    /// ([`PreparedSplit::may_overtake`]) share it too, their reductions following in one
+    /// command buffer.
     fn record_prepared(&self, work: &[Launches<'_>]) -> Result<Vec<wgpu::CommandBuffer>> {
         let mut command_buffers = Vec::new();
+        // The raw dispatches not yet recorded, and the splits among them whose reductions
+        // must follow them.
         #[cfg(vulkan_interop)]
         let mut raw: Vec<&PreparedDispatch> = Vec::new();
         #[cfg(vulkan_interop)]
-        let flush = |raw: &mut Vec<&PreparedDispatch>, list: &mut Vec<wgpu::CommandBuffer>| {
-            if raw.is_empty() {
-                return Ok(());
+        let mut splits: Vec<&PreparedSplit> = Vec::new();
+        #[cfg(vulkan_interop)]
+        let flush = |raw: &mut Vec<&PreparedDispatch>,
+                     splits: &mut Vec<&PreparedSplit>,
+                     list: &mut Vec<wgpu::CommandBuffer>| {
+            if !raw.is_empty() {
+                let backend = self.coopmat_backend()?;
+                list.extend(backend.raw_kernels().record_prepared(raw)?);
+                raw.clear();
             }
-            let backend = self.coopmat_backend()?;
-            list.extend(backend.raw_kernels().record_prepared(raw)?);
-            raw.clear();
+            if !splits.is_empty() {
+                let reductions: Vec<_> = splits.iter().map(|split| &split.reduction).collect();
+                self.split_kernels()
+                    .record_reductions(&reductions, crate::backend::Target::CommandBuffers(list))?;
+                splits.clear();
+            }
             Ok::<(), Error>(())
         };
         for launch in work.iter().flat_map(|item| item.launches) {
             match launch {
                 Launch::Nothing => {}
                 #[cfg(vulkan_interop)]
-                Launch::Raw(dispatch) => raw.push(dispatch),
+                Launch::Raw(dispatch) => {
+                    // After the reductions of the splits before it.
+                    if !splits.is_empty() {
+                        flush(&mut raw, &mut splits, &mut command_buffers)?;
+                    }
+                    raw.push(dispatch);
+                }
                 #[cfg(vulkan_interop)]
                 Launch::Split(split) => {
+                    if !splits.iter().all(|earlier| split.may_overtake(earlier)) {
+                        flush(&mut raw, &mut splits, &mut command_buffers)?;
+                    }
                     raw.extend(split.parts.iter());
-                    flush(&mut raw, &mut command_buffers)?;
-                    self.split_kernels().record_reduction(
-                        &split.reduction,
-                        crate::backend::Target::CommandBuffers(&mut command_buffers),
-                    )?;
+                    splits.push(split);
                 }
                 Launch::Recorded(recorded) => {
                     #[cfg(vulkan_interop)]
-                    flush(&mut raw, &mut command_buffers)?;
+                    flush(&mut raw, &mut splits, &mut command_buffers)?;
                     let mut buffers = GemmBuffers::new(&recorded.a, &recorded.b, &recorded.c);
                     buffers.bias = recorded.bias.as_ref();
                     self.execute(
@@ -398,7 +441,7 @@ impl Context {
                 }
                 Launch::Network(run) => {
                     #[cfg(vulkan_interop)]
-                    flush(&mut raw, &mut command_buffers)?;
+                    flush(&mut raw, &mut splits, &mut command_buffers)?;
                     command_buffers.extend(
                         self.run_mlp_rows(&run.mlp, run.kernel, &run.chunk(), RunTarget::Record)?
                             .recorded()?,
@@ -407,7 +450,7 @@ impl Context {
             }
         }
         #[cfg(vulkan_interop)]
-        flush(&mut raw, &mut command_buffers)?;
+        flush(&mut raw, &mut splits, &mut command_buffers)?;
         Ok(command_buffers)
     }
 }

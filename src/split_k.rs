@@ -464,15 +464,28 @@ impl SplitKernels {
         reduction: &BoundReduction,
         target: Target<'_>,
     ) -> Result<()> {
+        self.record_reductions(&[reduction], target)
+    }
+
+    /// Records `reductions` in order into `target`, one pass each (each stamped while a
+    /// GPU timing is under way), in one command buffer: a batch of prepared split GEMMs
+    /// pays for one encoder, not one per GEMM.
+    pub(crate) fn record_reductions(
+        &self,
+        reductions: &[&BoundReduction],
+        target: Target<'_>,
+    ) -> Result<()> {
         record_wgpu(&self.device, "coopgemm split-K reduce", target, |encoder| {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("coopgemm split-K reduce"),
-                timestamp_writes: self.timer.as_ref().and_then(|timer| timer.pass_writes()),
-            });
-            pass.set_pipeline(&reduction.pipeline);
-            pass.set_bind_group(0, &reduction.bind_group, &[]);
-            let [x, y, z] = reduction.grid;
-            pass.dispatch_workgroups(x, y, z);
+            for reduction in reductions {
+                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some("coopgemm split-K reduce"),
+                    timestamp_writes: self.timer.as_ref().and_then(|timer| timer.pass_writes()),
+                });
+                pass.set_pipeline(&reduction.pipeline);
+                pass.set_bind_group(0, &reduction.bind_group, &[]);
+                let [x, y, z] = reduction.grid;
+                pass.dispatch_workgroups(x, y, z);
+            }
             Ok(())
         })
     }

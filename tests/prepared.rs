@@ -165,6 +165,70 @@ backend_tests! {
         }
     }
 
+    /// Split GEMMs launched together: [C1 = A B1, C3 = A B3, C2 = C1 B2, C4 += A B4 twice]
+    /// in one `run_prepared`, each split in three along K (full-mantissa f16 data). On the
+    /// cooperative-matrix backend independent splits run their parts before the earlier
+    /// ones' reductions; C2 reads C1, so it must wait for C1's reduction, and the two C4
+    /// launches (sharing partial sums) must sum in order.
+    fn prepared_split_batches_run_in_order(kind) {
+        use coopgemm::testing::{sample_data, Reference, SampleData};
+        use half::f16;
+        let Some(context) = backend_for(kind, GemmTypes::F16_F32) else {
+            return;
+        };
+        let split = context.with_split_k(SplitKChoice::Slices(3));
+        let (m, n) = (9u32, 96u32);
+        let chained = Gemm::new(m, n, n).types(GemmTypes::F16_F32_F16);
+        let accumulated = Gemm::new(m, n, n).types(GemmTypes::F16_F32).beta(0.5);
+        for gemm in [&chained, &accumulated] {
+            if !split.prepare(gemm).is_ok_and(|kernel| kernel.split_k.is_some()) {
+                return;
+            }
+        }
+        let values = |count: u32, seed| sample_data::<f16>(SampleData::FullMantissa, count as usize, seed);
+        let a = values(m * n, 1);
+        let weights: Vec<Vec<f16>> = (0..4).map(|seed| values(n * n, 10 + seed)).collect();
+        let c4_start: Vec<f32> = sample_data(SampleData::FullMantissa, (m * n) as usize, 20);
+        let a_buffer = split.upload("A", &a).unwrap();
+        let b: Vec<_> = weights.iter().map(|w| split.upload("B", w).unwrap()).collect();
+        let nan = vec![f16::NAN; (m * n) as usize];
+        let c: Vec<_> = (0..3).map(|_| split.upload("C", &nan).unwrap()).collect();
+        let c4 = split.upload("C4", &c4_start).unwrap();
+        let prepare = |gemm: &Gemm, a: &wgpu::Buffer, b: &wgpu::Buffer, c: &wgpu::Buffer| {
+            split.prepare_gemm(gemm, &GemmBuffers::new(a, b, c)).unwrap()
+        };
+        let p1 = prepare(&chained, &a_buffer, &b[0], &c[0]);
+        let p2 = prepare(&chained, &c[0], &b[1], &c[1]);
+        let p3 = prepare(&chained, &a_buffer, &b[2], &c[2]);
+        let p4 = prepare(&accumulated, &a_buffer, &b[3], &c4);
+        split.run_prepared(&[&p1, &p3, &p2, &p4, &p4]).unwrap();
+        let download = |buffer: &wgpu::Buffer| -> Vec<f16> {
+            pollster::block_on(split.download(buffer, (m * n) as usize)).unwrap()
+        };
+        let zero = vec![f16::ZERO; (m * n) as usize];
+        let (c1, c2, c3) = (download(&c[0]), download(&c[1]), download(&c[2]));
+        let resolved = chained.resolve().unwrap();
+        for (name, input, w, got) in [
+            ("C1 = A B1", &a, &weights[0], &c1),
+            ("C3 = A B3", &a, &weights[2], &c3),
+            ("C2 = C1 B2 (C1 as the GPU wrote it)", &c1, &weights[1], &c2),
+        ] {
+            let comparison = Reference::compute(&resolved, input, w, &zero).unwrap().compare(got);
+            assert!(comparison.passed(), "{kind}: {name}: {:?}", comparison.first_mismatch);
+        }
+        // Two launches of C = A B + 0.5 C: C = 1.5 A B + 0.25 C0.
+        let twice = accumulated.alpha(1.5).beta(0.25).resolve().unwrap();
+        let got: Vec<f32> = pollster::block_on(split.download(&c4, (m * n) as usize)).unwrap();
+        let comparison = Reference::compute(&twice, &a, &weights[3], &c4_start)
+            .unwrap()
+            .compare(&got);
+        assert!(
+            comparison.passed(),
+            "{kind}: C4 launched twice: {:?}",
+            comparison.first_mismatch
+        );
+    }
+
     fn prepared_gemm_errors(kind) {
         let Some(context) = backend_for(kind, GemmTypes::F32) else {
             return;

@@ -458,15 +458,6 @@ impl SplitKernels {
         })
     }
 
-    /// Records `reduction` into `target` (stamped while a GPU timing is under way).
-    pub(crate) fn record_reduction(
-        &self,
-        reduction: &BoundReduction,
-        target: Target<'_>,
-    ) -> Result<()> {
-        self.record_reductions(&[reduction], target)
-    }
-
     /// Records `reductions` in order into `target`, one pass each (each stamped while a
     /// GPU timing is under way), in one command buffer: a batch of prepared split GEMMs
     /// pays for one encoder, not one per GEMM.
@@ -508,7 +499,7 @@ impl SplitKernels {
         for (part, config) in split.parts_with_configs(gemm, configs)? {
             backend.record(&part, &partial_buffers, target.reborrow(), config)?;
         }
-        self.record_reduction(&reduction, target)?;
+        self.record_reductions(&[&reduction], target)?;
         log::debug!(
             "split-K: {}x{}x{} as {} slices of {} (+{})",
             gemm.gemm.m,
